@@ -1,0 +1,28 @@
+'use strict';
+// One jest run, three projects: pure unit specs beside the code, integration specs
+// against a real PostgreSQL, and e2e specs through the same configureApp() as main.ts.
+const fs = require('node:fs');
+const swc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+delete swc.$schema;
+const transform = { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] };
+const moduleNameMapper = {
+  '^src/(.*)$': '<rootDir>/src/$1',
+  '^test/(.*)$': '<rootDir>/test/$1',
+};
+const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };
+
+module.exports = {
+  globalSetup: '<rootDir>/test/setup/global-setup.js',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.js',
+  testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'int',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
+    },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+  ],
+};
