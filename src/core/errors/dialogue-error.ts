@@ -1,0 +1,30 @@
+/** Stable error codes of the dialogue engine. Transports map them in one table. */
+export type DialogueErrorCode =
+  | 'EVENTS.INVALID'
+  | 'REQUEST.INVALID_PARAMETER'
+  | 'REQUEST.BODY_MISSING'
+  | 'TRACKER.CONVERSATION_NOT_FOUND'
+  | 'TRACKER.CONVERSATION_ERROR'
+  | 'MODEL.NOT_LOADED'
+  | 'DOMAIN.INVALID'
+  | 'LOCK.TIMEOUT'
+  | 'AUTH.NOT_AUTHENTICATED'
+  | 'AUTH.NOT_AUTHORIZED'
+  | 'TRAINING_DATA.INVALID'
+  | 'CONFIG.INVALID'
+  | 'NLU.UNKNOWN_COMPONENT'
+  | 'NLU.UNSUPPORTED_COMPONENT'
+  | 'NLU.INVALID_PIPELINE'
+  | 'NLU.INVALID_MODEL';
+
+/** Base error of the core: a stable `code`, a human message and structured `details`. */
+export class DialogueError extends Error {
+  constructor(
+    readonly code: DialogueErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'DialogueError';
+  }
+}

@@ -1,0 +1,48 @@
+import { type JsonObject } from 'src/core/events/event-base';
+
+/** A plain JSON object (not null, not an array). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Python truthiness of a JSON value: null, false, 0, '', [] and {} are false. */
+export function isTruthy(value: unknown): boolean {
+  if (value === null || value === undefined || value === false || value === 0 || value === '') {
+    return false;
+  }
+  if (Array.isArray(value)) return value.length > 0;
+  if (isJsonObject(value)) return Object.keys(value).length > 0;
+  return true;
+}
+
+/** A string field, or null when absent/null; other types are kept as their JSON text. */
+export function optionalString(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** A number field, or null when absent/null or not a number. */
+export function optionalNumber(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** Deep copy of JSON data. */
+export function cloneJson<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+/** Structural equality of JSON values (object key order ignored). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+  }
+  if (isJsonObject(a) && isJsonObject(b)) {
+    const keys = Object.keys(a);
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]))
+    );
+  }
+  return false;
+}

@@ -1,0 +1,138 @@
+// The only barrel of the core: its public API. Explicit names only (no `export *`).
+
+export { extractSlotEvents, type SlotExtractionContext } from 'src/core/actions/extract-slots';
+export {
+  Domain,
+  type EntityDefinition,
+  type IntentDefinition,
+  type SessionConfig,
+} from 'src/core/domain/domain';
+export {
+  ACTION_LISTEN_NAME,
+  ACTION_RESTART_NAME,
+  ACTION_SESSION_START_NAME,
+  DEFAULT_ACTION_NAMES,
+  DEFAULT_INTENTS,
+  LATEST_TRAINING_DATA_FORMAT_VERSION,
+  REQUESTED_SLOT,
+  SESSION_START_METADATA_SLOT,
+} from 'src/core/domain/domain-constants';
+export { type SlotDefinition } from 'src/core/domain/slot-definition';
+export { DialogueError, type DialogueErrorCode } from 'src/core/errors/dialogue-error';
+export {
+  actionExecuted,
+  type ActionExecuted,
+  type ActionExecutedInit,
+} from 'src/core/events/action-executed';
+export {
+  actionExecutionRejected,
+  type ActionExecutionRejected,
+} from 'src/core/events/action-execution-rejected';
+export { actionReverted, type ActionReverted } from 'src/core/events/action-reverted';
+export { activeLoop, type ActiveLoop } from 'src/core/events/active-loop';
+export { agentCancelled, type AgentCancelled } from 'src/core/events/agent-cancelled';
+export { agentCompleted, type AgentCompleted } from 'src/core/events/agent-completed';
+export { agentInterrupted, type AgentInterrupted } from 'src/core/events/agent-interrupted';
+export { agentResumed, type AgentResumed } from 'src/core/events/agent-resumed';
+export { agentStarted, type AgentStarted } from 'src/core/events/agent-started';
+export { agentUttered, type AgentUttered } from 'src/core/events/agent-uttered';
+export { allSlotsReset, type AllSlotsReset } from 'src/core/events/all-slots-reset';
+export { botUttered, type BotUttered } from 'src/core/events/bot-uttered';
+export { conversationPaused, type ConversationPaused } from 'src/core/events/conversation-paused';
+export {
+  conversationResumed,
+  type ConversationResumed,
+} from 'src/core/events/conversation-resumed';
+export {
+  definePrevUserUtteredFeaturization,
+  type DefinePrevUserUtteredFeaturization,
+} from 'src/core/events/define-prev-user-uttered-featurization';
+export {
+  EVENT_NAMES,
+  withMetadata,
+  withTimestamp,
+  type DialogueEvent,
+  type DialogueEventOf,
+  type DialogueEventType,
+} from 'src/core/events/dialogue-event';
+export {
+  dialogueStackUpdated,
+  type DialogueStackUpdated,
+} from 'src/core/events/dialogue-stack-updated';
+export { entitiesAdded, type EntitiesAdded } from 'src/core/events/entities-added';
+export { errorHandled, type ErrorHandled } from 'src/core/events/error-handled';
+export { type EventBase, type EventBaseInit, type JsonObject } from 'src/core/events/event-base';
+export {
+  deserializeEvent,
+  deserializeEvents,
+  serializeEvent,
+  serializeEvents,
+} from 'src/core/events/event-codec';
+export {
+  EVENTS_FORMAT_ERROR_PREFIX,
+  validateEventsPayload,
+  type ValidateEventsResult,
+} from 'src/core/events/event-schema';
+export { EVENTS_SCHEMA } from 'src/core/events/events-json-schema';
+export { flowCancelled, type FlowCancelled } from 'src/core/events/flow-cancelled';
+export { flowCompleted, type FlowCompleted } from 'src/core/events/flow-completed';
+export { flowInterrupted, type FlowInterrupted } from 'src/core/events/flow-interrupted';
+export { flowResumed, type FlowResumed } from 'src/core/events/flow-resumed';
+export { flowStarted, type FlowStarted } from 'src/core/events/flow-started';
+export { followupAction, type FollowupAction } from 'src/core/events/followup-action';
+export { loopInterrupted, type LoopInterrupted } from 'src/core/events/loop-interrupted';
+export { reminderCancelled, type ReminderCancelled } from 'src/core/events/reminder-cancelled';
+export { reminderScheduled, type ReminderScheduled } from 'src/core/events/reminder-scheduled';
+export { restarted, type Restarted } from 'src/core/events/restarted';
+export {
+  routingSessionEnded,
+  type RoutingSessionEnded,
+} from 'src/core/events/routing-session-ended';
+export { type SerializedEvent } from 'src/core/events/serialized-event';
+export { sessionEnded, type SessionEnded } from 'src/core/events/session-ended';
+export { sessionStarted, type SessionStarted } from 'src/core/events/session-started';
+export { slotSet, type SlotSet } from 'src/core/events/slot-set';
+export { storyExported, type StoryExported } from 'src/core/events/story-exported';
+export {
+  userUtteranceReverted,
+  type UserUtteranceReverted,
+} from 'src/core/events/user-utterance-reverted';
+export {
+  EXTERNAL_MESSAGE_PREFIX,
+  IS_EXTERNAL,
+  externalUserUttered,
+  fullRetrievalIntentNameOf,
+  intentNameOf,
+  userUttered,
+  type UserUttered,
+  type UserUtteredInit,
+} from 'src/core/events/user-uttered';
+export { parseWithRegex, type RegexParseData } from 'src/core/interpreter/regex-interpreter';
+export {
+  InMemoryLockStore,
+  type InMemoryLockStoreOptions,
+} from 'src/core/locking/in-memory-lock-store';
+export { Clock, SystemClock } from 'src/core/ports/clock';
+export { LockStore } from 'src/core/ports/lock-store';
+export { TrackerStore, type RetrieveOptions } from 'src/core/ports/tracker-store';
+export {
+  hasSessionExpired,
+  needsSessionStart,
+  sessionStartEvents,
+  slotsToCarryOver,
+  startSession,
+  type SessionStartOptions,
+} from 'src/core/session/session-start';
+export { formatMessage } from 'src/core/story/message-annotation';
+export { writeTestStories } from 'src/core/story/story-writer';
+export { FixedClock } from 'src/core/testing/fixed-clock';
+export { InMemoryTrackerStore } from 'src/core/testing/in-memory-tracker-store';
+export { appliedEvents } from 'src/core/tracker/applied-events';
+export {
+  DialogueStateTracker,
+  type LatestAction,
+  type TrackerActiveLoop,
+} from 'src/core/tracker/dialogue-state-tracker';
+export { EventVerbosity, parseEventVerbosity } from 'src/core/tracker/event-verbosity';
+export { applyJsonPatch } from 'src/core/tracker/json-patch';
+export { isSessionStartAction, splitSessions } from 'src/core/tracker/sessions';

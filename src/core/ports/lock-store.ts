@@ -1,0 +1,9 @@
+/**
+ * Port: serialises work on one conversation. Everything that reads a tracker, changes it and
+ * stores the result runs inside `withLock`, so two requests for the same conversation never
+ * interleave; different conversations run in parallel.
+ */
+export abstract class LockStore {
+  /** Runs `work` while holding the conversation's lock; the lock is released however `work` ends. */
+  abstract withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T>;
+}
