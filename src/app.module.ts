@@ -1,0 +1,30 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AssistantModule } from 'src/modules/assistant/assistant.module';
+import { AuthModule } from 'src/modules/auth/auth.module';
+import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
+import { TrackerModule } from 'src/modules/tracker/tracker.module';
+import { type AppConfig } from 'src/platform/config/app-config';
+import { ConfigModule } from 'src/platform/config/config.module';
+import { DatabaseModule } from 'src/platform/database/database.module';
+import { HealthModule } from 'src/platform/health/health.module';
+import { LoggingModule } from 'src/platform/logging/logging.module';
+
+/** The Parley service. `databaseUrl` is resolved before (external or embedded PostgreSQL). */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(config),
+        DatabaseModule.forRoot(databaseUrl, config.database.poolSize),
+        AssistantModule,
+        AuthModule,
+        HealthModule,
+        ServerInfoModule.forRoot(config),
+        TrackerModule.forRoot(config, databaseUrl),
+      ],
+    };
+  }
+}

@@ -1,0 +1,29 @@
+import { type INestApplication } from '@nestjs/common';
+import { type NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { type AppConfig } from 'src/platform/config/app-config';
+import { AllExceptionsFilter } from 'src/platform/errors/all-exceptions.filter';
+import { bodyParsers } from 'src/platform/http/body-parser.middleware';
+import { expressErrorHandler } from 'src/platform/http/express-error.handler';
+
+/**
+ * Everything main.ts and the e2e tests share: body parsing, the failure-body filter, CORS,
+ * logging and shutdown hooks. The app must be created with `{ bodyParser: false }`.
+ */
+export function configureApp(app: INestApplication, config: AppConfig): void {
+  const express = app as NestExpressApplication;
+  express.useLogger(express.get(Logger));
+  express.set('x-powered-by', false);
+  express.set('etag', false);
+  const filter = new AllExceptionsFilter();
+  for (const mw of bodyParsers(config.http.bodyLimit)) express.use(mw);
+  express.use(expressErrorHandler(filter));
+  express.useGlobalFilters(filter);
+  if (config.http.cors.length > 0) {
+    express.enableCors({
+      origin: config.http.cors.includes('*') ? true : [...config.http.cors],
+      credentials: true,
+      exposedHeaders: ['filename'],
+    });
+  }
+}

@@ -1,0 +1,128 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { existsSync } from 'node:fs';
+import 'reflect-metadata';
+import { JWT_METHODS, LOG_LEVELS } from 'src/platform/config/app-config';
+import { ConfigError, validateEnv } from 'src/platform/config/validate-env';
+import { PARLEY_VERSION } from 'src/platform/config/version';
+import { runOptionsToEnv, type RunOptions } from './cli-env';
+import { runServer } from './run.command';
+
+/** Exit codes: 0 ok, 1 the command failed, 2 bad usage (unknown flag, bad value). */
+const EXIT_USAGE = 2;
+
+function port(value: string): string {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) {
+    throw new InvalidArgumentError('must be a port number from 0 to 65535.');
+  }
+  return value;
+}
+
+function notYet(what: string): () => void {
+  return () => {
+    process.stderr.write(`parley ${what}: not available in this version yet.\n`);
+    process.exitCode = 1;
+  };
+}
+
+export function buildCli(): Command {
+  const program = new Command('parley')
+    .description('Parley — a Rasa-compatible conversational-AI server in TypeScript')
+    .version(PARLEY_VERSION, '-V, --version')
+    .exitOverride()
+    .showHelpAfterError('(run "parley --help" for usage)');
+
+  program
+    .command('run')
+    .description('Start the server (REST API, channels, health endpoints)')
+    .addOption(new Option('-p, --port <port>', 'port to listen on (default 5005)').argParser(port))
+    .option('--enable-api', 'serve the REST API in addition to the channels', false)
+    .option('-t, --auth-token <token>', 'token that API requests pass as ?token=')
+    .option(
+      '--jwt-secret <secret>',
+      'JWT secret (HS*) or public key (RS*/ES*/PS*) for Bearer tokens',
+    )
+    .addOption(new Option('--jwt-method <alg>', 'JWT algorithm').choices([...JWT_METHODS]))
+    .option('--cors <origins...>', 'allowed CORS origins ("*" for any)')
+    .option('--credentials <file>', 'channel credentials (credentials.yml)')
+    .option('--endpoints <file>', 'endpoints configuration (endpoints.yml)')
+    .option('-m, --model <path>', 'model archive, or a directory of archives (default models/)')
+    .option('--domain <file>', 'serve a domain file without a trained model (tracker routes only)')
+    .option('--remote-storage <kind>', 'aws, gcs, azure or <module>.<class>')
+    .option('--inspect', 'start with the development inspector', false)
+    .addOption(new Option('--log-level <level>', 'log level').choices([...LOG_LEVELS]))
+    .action(async (opts: RunOptions) => {
+      for (const [flag, file] of [
+        ['--endpoints', opts.endpoints],
+        ['--domain', opts.domain],
+      ] as const) {
+        if (file !== undefined && !existsSync(file)) {
+          throw new CommanderError(
+            EXIT_USAGE,
+            'parley.badFile',
+            `error: ${flag}: file not found: ${file}`,
+          );
+        }
+      }
+      const config = validateEnv({ ...process.env, ...runOptionsToEnv(opts) });
+      await runServer(config);
+    });
+
+  program
+    .command('train')
+    .description('Train a model from a Rasa-format project (a later release)')
+    .option('--data <paths...>', 'training data files or folders')
+    .option('--domain <file>', 'domain file')
+    .option('--config <file>', 'model configuration')
+    .option('--out <dir>', 'output directory for the model')
+    .option('--fixed-model-name <name>', 'name of the model file')
+    .option('--force', 'train even when nothing changed', false)
+    .action(notYet('train'));
+  program
+    .command('test')
+    .description('Evaluate a model on test stories or NLU data (a later release)')
+    .argument('[kind]', 'core or nlu')
+    .action(notYet('test'));
+  program
+    .command('shell')
+    .description('Talk to the assistant in the terminal (a later release)')
+    .argument('[kind]', 'nlu for parse-only')
+    .action(notYet('shell'));
+  return program;
+}
+
+function loadDotEnv(): void {
+  if (existsSync('.env')) {
+    try {
+      process.loadEnvFile('.env');
+    } catch (e) {
+      process.stderr.write(`warning: could not read .env: ${(e as Error).message}\n`);
+    }
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  loadDotEnv();
+  const program = buildCli();
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') {
+        process.exitCode = 0;
+        return;
+      }
+      if (e.code === 'parley.badFile') process.stderr.write(`${e.message}\n`);
+      process.exitCode = EXIT_USAGE;
+      return;
+    }
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exitCode = EXIT_USAGE;
+      return;
+    }
+    process.stderr.write(`parley: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+void main(process.argv);

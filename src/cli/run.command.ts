@@ -1,0 +1,65 @@
+import { type NestExpressApplication } from '@nestjs/platform-express';
+import { existsSync } from 'node:fs';
+import pino from 'pino';
+import { createParleyApp } from 'src/bootstrap/create-app';
+import { type AppConfig } from 'src/platform/config/app-config';
+import {
+  startEmbeddedPostgres,
+  type EmbeddedPostgresHandle,
+} from 'src/platform/database/embedded-postgres.launcher';
+
+/**
+ * `parley run`: resolve the database (DATABASE_URL, or the embedded PostgreSQL under
+ * `.parley/`), start the HTTP server, and shut both down cleanly on SIGINT/SIGTERM.
+ */
+export async function runServer(config: AppConfig): Promise<void> {
+  const log = pino({ level: config.logLevel, base: { context: 'Bootstrap' } });
+  if (config.files.credentials !== null && !existsSync(config.files.credentials)) {
+    log.warn(
+      { file: config.files.credentials },
+      'credentials file not found; channels use defaults',
+    );
+  }
+  let embedded: EmbeddedPostgresHandle | null = null;
+  let url = config.database.url;
+  if (url === null) {
+    const started = Date.now();
+    embedded = await startEmbeddedPostgres({
+      dataDir: config.database.dataDir,
+      port: config.database.embeddedPort,
+      log: (m) => log.debug({ postgres: m }),
+    });
+    url = embedded.url;
+    log.info(
+      { dataDir: config.database.dataDir, port: embedded.port, ms: Date.now() - started },
+      'embedded PostgreSQL started',
+    );
+  }
+  let app: NestExpressApplication | null = null;
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    try {
+      await app?.close();
+    } finally {
+      await embedded?.stop().catch(() => undefined);
+      process.exit(0);
+    }
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  try {
+    app = await createParleyApp(config, url);
+    const server = await app.listen(config.http.port, config.http.host);
+    server.setTimeout?.(config.http.responseTimeoutMs);
+    log.info(
+      { url: `http://${config.http.host}:${config.http.port}`, enableApi: config.http.enableApi },
+      'Parley is listening',
+    );
+  } catch (e) {
+    await embedded?.stop().catch(() => undefined);
+    throw e;
+  }
+}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { DialogueError, type Domain } from 'src/core';
+
+/** What the server is serving right now: the domain and the identity of the model behind it. */
+export interface LoadedAssistant {
+  readonly domain: Domain;
+  readonly modelId: string;
+  /** Basename of the model archive, or null for a domain loaded without a model. */
+  readonly modelFile: string | null;
+  readonly assistantId: string | null;
+}
+
+/**
+ * The Domain port: holds the loaded assistant. Model loading (a later issue) fills it from an
+ * archive; until then a domain file (`--domain`) or a test fills it. Routes that need an
+ * assistant answer 409 while it is empty, as Rasa does without an agent.
+ */
+@Injectable()
+export class AssistantRegistry {
+  private loaded: LoadedAssistant | null = null;
+
+  current(): LoadedAssistant | null {
+    return this.loaded;
+  }
+
+  /** The loaded assistant, or the 409 `Conflict` failure Rasa gives without an agent. */
+  require(): LoadedAssistant {
+    if (this.loaded === null) {
+      throw new DialogueError(
+        'MODEL.NOT_LOADED',
+        'No agent loaded. To continue processing, a model of a trained agent needs to be loaded.',
+      );
+    }
+    return this.loaded;
+  }
+
+  load(assistant: LoadedAssistant): void {
+    this.loaded = assistant;
+  }
+
+  unload(): void {
+    this.loaded = null;
+  }
+}

@@ -1,0 +1,68 @@
+import { Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Pool, type PoolClient } from 'pg';
+import { DialogueError, InMemoryLockStore, LockStore } from 'src/core';
+
+/** First key of the two-key advisory lock: Parley's conversation locks. */
+const LOCK_NAMESPACE = 0x5061726c; // "Parl"
+
+/**
+ * LockStore for several Parley instances on one database: a PostgreSQL session-level advisory
+ * lock keyed by the conversation id. Waiters inside one process queue in memory first, so each
+ * instance holds at most one database connection per busy conversation. Lock connections come
+ * from their own small pool, never from the pool the work itself uses, so holding locks can
+ * never starve the work of connections.
+ */
+export class PostgresLockStore extends LockStore implements OnApplicationShutdown {
+  private readonly logger = new Logger(PostgresLockStore.name);
+  private readonly local = new InMemoryLockStore();
+  private readonly pool: Pool;
+
+  constructor(
+    url: string,
+    poolSize: number,
+    private readonly lockTimeoutMs: number,
+  ) {
+    super();
+    this.pool = new Pool({ connectionString: url, max: poolSize });
+    this.pool.on('error', (err) => this.logger.warn({ err }, 'idle lock connection failed'));
+  }
+
+  withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+    return this.local.withLock(conversationId, () => this.withAdvisoryLock(conversationId, work));
+  }
+
+  private async withAdvisoryLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+    const client: PoolClient = await this.pool.connect();
+    let locked = false;
+    try {
+      try {
+        await client.query(`SET lock_timeout = ${Math.floor(this.lockTimeoutMs)}`);
+        await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [
+          LOCK_NAMESPACE,
+          conversationId,
+        ]);
+        locked = true;
+      } catch (e) {
+        if ((e as { code?: string }).code === '55P03') {
+          throw new DialogueError(
+            'LOCK.TIMEOUT',
+            `Could not acquire the lock of conversation '${conversationId}' within ${this.lockTimeoutMs} ms.`,
+          );
+        }
+        throw e;
+      }
+      return await work();
+    } finally {
+      if (locked) {
+        await client
+          .query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_NAMESPACE, conversationId])
+          .catch((err: unknown) => this.logger.warn({ err }, 'advisory unlock failed'));
+      }
+      client.release();
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,75 @@
+import { Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { conversationIdOf } from 'src/platform/http/conversation-id';
+import { boolParam, floatParam, verbosityParam } from './query-params';
+import { TrackerService, type TrackerState } from './tracker.service';
+
+/** Rasa's tracker routes (operations 3–7 and 11). Auth runs first (global guard). */
+@Controller('conversations')
+export class TrackerController {
+  constructor(private readonly trackers: TrackerService) {}
+
+  @Get('*conversationId/tracker')
+  getTracker(
+    @Req() req: Request,
+    @Query('include_events') includeEvents: unknown,
+    @Query('until') until: unknown,
+  ): Promise<TrackerState> {
+    return this.trackers.getTracker(id(req), verbosityParam(includeEvents), floatParam(until));
+  }
+
+  @Delete('*conversationId/tracker')
+  @HttpCode(204)
+  async deleteTracker(@Req() req: Request): Promise<void> {
+    await this.trackers.deleteTracker(id(req));
+  }
+
+  @Post('*conversationId/tracker/events')
+  @HttpCode(200)
+  appendEvents(
+    @Req() req: Request,
+    @Query('include_events') includeEvents: unknown,
+  ): Promise<TrackerState> {
+    const body: unknown = req.body;
+    return this.trackers.appendEvents(id(req), body, includeEvents);
+  }
+
+  @Put('*conversationId/tracker/events')
+  replaceEvents(
+    @Req() req: Request,
+    @Query('include_events') includeEvents: unknown,
+  ): Promise<TrackerState> {
+    const body: unknown = req.body;
+    return this.trackers.replaceEvents(id(req), body, includeEvents);
+  }
+
+  @Get('*conversationId/story')
+  async getStory(
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @Query('until') until: unknown,
+    @Query('all_sessions') allSessions: unknown,
+  ): Promise<string> {
+    const story = await this.trackers.getStory(
+      id(req),
+      floatParam(until),
+      boolParam(allSessions, false),
+    );
+    res.type('text/plain; charset=utf-8');
+    return story;
+  }
+
+  @Post('*conversationId/messages')
+  @HttpCode(200)
+  addMessage(
+    @Req() req: Request,
+    @Query('include_events') includeEvents: unknown,
+  ): Promise<TrackerState> {
+    const body: unknown = req.body;
+    return this.trackers.addMessage(id(req), body, includeEvents);
+  }
+}
+
+function id(req: Request): string {
+  return conversationIdOf(req) ?? '';
+}

@@ -1,0 +1,38 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { Clock, InMemoryLockStore, LockStore, SystemClock, TrackerStore } from 'src/core';
+import { type AppConfig } from 'src/platform/config/app-config';
+import { PostgresLockStore } from './postgres-lock-store';
+import { TrackerController } from './tracker.controller';
+import { TrackerService } from './tracker.service';
+import { TypeOrmTrackerStore } from './typeorm-tracker-store';
+
+/**
+ * Conversation trackers: the PostgreSQL event log behind the TrackerStore port, the LockStore
+ * (in-process, or PostgreSQL advisory locks for several instances) and the tracker routes.
+ */
+@Module({})
+export class TrackerModule {
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: TrackerModule,
+      controllers: config.http.enableApi ? [TrackerController] : [],
+      providers: [
+        TrackerService,
+        { provide: TrackerStore, useClass: TypeOrmTrackerStore },
+        { provide: Clock, useClass: SystemClock },
+        {
+          provide: LockStore,
+          useFactory: (): LockStore =>
+            config.lockStore.type === 'postgres'
+              ? new PostgresLockStore(
+                  databaseUrl,
+                  Math.max(4, Math.floor(config.database.poolSize / 2)),
+                  config.lockStore.lockTimeoutMs,
+                )
+              : new InMemoryLockStore(),
+        },
+      ],
+      exports: [TrackerService, TrackerStore, LockStore, Clock],
+    };
+  }
+}

@@ -1,0 +1,82 @@
+import { Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+import { JWT_METHODS, LOG_LEVELS } from './app-config';
+
+const toBool = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(v)) return false;
+  return value;
+};
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+
+/**
+ * Every environment variable Parley reads, validated once at start. CLI flags are mapped onto
+ * these names before validation, so both paths share one set of rules.
+ */
+export class EnvSchema {
+  @IsOptional() @IsString() HOST?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) PORT?: number;
+
+  @IsOptional() @Transform(toBool) @IsBoolean() PARLEY_ENABLE_API?: boolean;
+
+  @IsOptional() @IsString() PARLEY_CORS?: string;
+
+  @IsOptional()
+  @Matches(/^\d+(b|kb|mb)?$/i, {
+    message: 'PARLEY_BODY_LIMIT must look like 10mb, 512kb or 1048576',
+  })
+  PARLEY_BODY_LIMIT?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) RESPONSE_TIMEOUT_MS?: number;
+
+  @IsOptional() @IsString() @MinLength(1) PARLEY_AUTH_TOKEN?: string;
+
+  @IsOptional() @IsString() @MinLength(1) JWT_SECRET?: string;
+
+  @IsOptional() @IsIn(JWT_METHODS) JWT_METHOD?: string;
+
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, {
+    message: 'DATABASE_URL must be a postgres:// or postgresql:// URL',
+  })
+  DATABASE_URL?: string;
+
+  @IsOptional() @IsString() @MaxLength(4096) PARLEY_DATA_DIR?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535) EMBEDDED_PG_PORT?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(2) @Max(500) DATABASE_POOL_SIZE?: number;
+
+  @IsOptional() @IsIn(['memory', 'postgres']) LOCK_STORE?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) LOCK_TIMEOUT_MS?: number;
+
+  @IsOptional() @IsString() PARLEY_CREDENTIALS?: string;
+
+  @IsOptional() @IsString() PARLEY_ENDPOINTS?: string;
+
+  @IsOptional() @IsString() PARLEY_MODEL?: string;
+
+  @IsOptional() @IsString() PARLEY_DOMAIN?: string;
+
+  @IsOptional() @IsString() PARLEY_REMOTE_STORAGE?: string;
+
+  @IsOptional() @Transform(toBool) @IsBoolean() PARLEY_INSPECT?: boolean;
+
+  @IsOptional() @IsIn(LOG_LEVELS) LOG_LEVEL?: string;
+}

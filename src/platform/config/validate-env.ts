@@ -1,0 +1,117 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { resolve } from 'node:path';
+import { type AppConfig, type JwtMethod, type LogLevel } from './app-config';
+import { EnvSchema } from './env.schema';
+import { PARLEY_VERSION } from './version';
+
+/** Thrown when the environment or the CLI flags hold bad values; names every bad key. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const REMOTE_STORAGE = /^(aws|gcs|azure|[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*\.[A-Za-z_]\w*)$/;
+
+/** Validates a flat environment (process.env plus CLI overrides) into the typed AppConfig. */
+export function validateEnv(env: Record<string, string | undefined>): AppConfig {
+  const schema = plainToInstance(EnvSchema, pickSchemaKeys(env));
+  const errors = validateSync(schema, { skipMissingProperties: false });
+  const problems = errors.flatMap((e) =>
+    Object.values(e.constraints ?? {}).map((m) => `${e.property}: ${m}`),
+  );
+  if (
+    schema.PARLEY_REMOTE_STORAGE !== undefined &&
+    !REMOTE_STORAGE.test(schema.PARLEY_REMOTE_STORAGE)
+  ) {
+    problems.push(
+      `PARLEY_REMOTE_STORAGE: must be aws, gcs, azure or <module>.<class>, got "${schema.PARLEY_REMOTE_STORAGE}"`,
+    );
+  }
+  const jwtMethod = (schema.JWT_METHOD ?? 'HS256') as JwtMethod;
+  if (schema.JWT_METHOD !== undefined && schema.JWT_SECRET === undefined) {
+    problems.push('JWT_METHOD: set together with JWT_SECRET (--jwt-secret)');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    version: PARLEY_VERSION,
+    http: {
+      host: schema.HOST ?? '0.0.0.0',
+      port: schema.PORT ?? 5005,
+      enableApi: schema.PARLEY_ENABLE_API ?? false,
+      cors: splitList(schema.PARLEY_CORS),
+      bodyLimit: schema.PARLEY_BODY_LIMIT ?? '20mb',
+      responseTimeoutMs: schema.RESPONSE_TIMEOUT_MS ?? 3_600_000,
+    },
+    auth: {
+      token: schema.PARLEY_AUTH_TOKEN ?? null,
+      jwtSecret: schema.JWT_SECRET ?? null,
+      jwtMethod,
+    },
+    database: {
+      url: schema.DATABASE_URL ?? null,
+      dataDir: resolve(schema.PARLEY_DATA_DIR ?? '.parley'),
+      embeddedPort: schema.EMBEDDED_PG_PORT ?? null,
+      poolSize: schema.DATABASE_POOL_SIZE ?? 20,
+    },
+    lockStore: {
+      type: (schema.LOCK_STORE ?? 'memory') as 'memory' | 'postgres',
+      lockTimeoutMs: schema.LOCK_TIMEOUT_MS ?? 60_000,
+    },
+    files: {
+      credentials: schema.PARLEY_CREDENTIALS ?? null,
+      endpoints: schema.PARLEY_ENDPOINTS ?? null,
+      model: schema.PARLEY_MODEL ?? 'models',
+      domain: schema.PARLEY_DOMAIN ?? null,
+      remoteStorage: schema.PARLEY_REMOTE_STORAGE ?? null,
+    },
+    inspect: schema.PARLEY_INSPECT ?? false,
+    logLevel: (schema.LOG_LEVEL ?? 'info') as LogLevel,
+  };
+}
+
+function pickSchemaKeys(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of ENV_KEYS) {
+    const value = env[key];
+    if (value !== undefined && value !== '') out[key] = value;
+  }
+  return out;
+}
+
+function splitList(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** Every variable of EnvSchema, for .env.example and the README table. */
+export const ENV_KEYS = [
+  'HOST',
+  'PORT',
+  'PARLEY_ENABLE_API',
+  'PARLEY_CORS',
+  'PARLEY_BODY_LIMIT',
+  'RESPONSE_TIMEOUT_MS',
+  'PARLEY_AUTH_TOKEN',
+  'JWT_SECRET',
+  'JWT_METHOD',
+  'DATABASE_URL',
+  'PARLEY_DATA_DIR',
+  'EMBEDDED_PG_PORT',
+  'DATABASE_POOL_SIZE',
+  'LOCK_STORE',
+  'LOCK_TIMEOUT_MS',
+  'PARLEY_CREDENTIALS',
+  'PARLEY_ENDPOINTS',
+  'PARLEY_MODEL',
+  'PARLEY_DOMAIN',
+  'PARLEY_REMOTE_STORAGE',
+  'PARLEY_INSPECT',
+  'LOG_LEVEL',
+] as const;

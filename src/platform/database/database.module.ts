@@ -1,0 +1,32 @@
+import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { runMigrationsLocked } from './run-migrations';
+import { buildTypeOrmOptions } from './typeorm-options';
+
+/**
+ * TypeORM over PostgreSQL. The URL is resolved before Nest starts (an external server or the
+ * embedded one), and pending migrations run at start under an advisory lock.
+ */
+@Module({})
+export class DatabaseModule {
+  static forRoot(url: string, poolSize: number): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => buildTypeOrmOptions(url, poolSize),
+          dataSourceFactory: async (options) => {
+            if (!options) throw new Error('TypeORM options missing');
+            const dataSource = await new DataSource(options).initialize();
+            const applied = await runMigrationsLocked(dataSource);
+            if (applied.length > 0) {
+              new Logger('Database').log({ applied }, 'migrations applied');
+            }
+            return dataSource;
+          },
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,107 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { DialogueError } from 'src/core';
+import { allowedMethodsFor } from 'src/platform/http/route-methods';
+import { ApiError } from './api-error';
+import { type ErrorCode } from './error-map';
+import { failureBody, type FailureBody } from './failure-body';
+
+interface Resolved {
+  body: FailureBody;
+  headers: Record<string, string>;
+}
+
+/**
+ * Turns every error that reaches Nest into Rasa's failure body. Known errors go through the
+ * error table; anything else becomes a 500 with an error id that is logged with the stack —
+ * the stack itself never reaches the client.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request>();
+    const res = ctx.getResponse<Response>();
+    const { body, headers } = this.resolve(exception, req);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    res.status(body.code).json(body);
+  }
+
+  resolve(exception: unknown, req: Request): Resolved {
+    if (exception instanceof DialogueError) {
+      return {
+        body: failureBody(exception.code, exception.message, exception.details),
+        headers: {},
+      };
+    }
+    if (exception instanceof ApiError) {
+      return {
+        body: failureBody(exception.code, exception.message, exception.details),
+        headers: exception.headers,
+      };
+    }
+    if (exception instanceof HttpException) {
+      return this.fromHttpException(exception, req);
+    }
+    const errorId = randomUUID();
+    this.logger.error(
+      { err: exception, errorId, method: req.method, url: req.originalUrl },
+      'unhandled error',
+    );
+    return {
+      body: failureBody('INTERNAL', `An unexpected error occurred. Error id: ${errorId}`, {
+        errorId,
+      }),
+      headers: {},
+    };
+  }
+
+  private fromHttpException(exception: HttpException, req: Request): Resolved {
+    const status = exception.getStatus();
+    if (status === 404) {
+      const allowed = allowedMethodsFor(req);
+      if (allowed.length > 0 && !allowed.includes(req.method)) {
+        return {
+          body: failureBody(
+            'HTTP.METHOD_NOT_ALLOWED',
+            `Method ${req.method} is not allowed for ${req.path}. Allowed: ${allowed.join(', ')}.`,
+            { allowed },
+          ),
+          headers: { Allow: allowed.join(', ') },
+        };
+      }
+      return {
+        body: failureBody('HTTP.NOT_FOUND', `Requested URL ${req.path} not found.`),
+        headers: {},
+      };
+    }
+    const code: ErrorCode =
+      status === 413
+        ? 'HTTP.PAYLOAD_TOO_LARGE'
+        : status === 405
+          ? 'HTTP.METHOD_NOT_ALLOWED'
+          : status === 406
+            ? 'HTTP.NOT_ACCEPTABLE'
+            : status === 401
+              ? 'AUTH.NOT_AUTHENTICATED'
+              : status === 403
+                ? 'AUTH.NOT_AUTHORIZED'
+                : status >= 500
+                  ? 'INTERNAL'
+                  : 'REQUEST.INVALID_PARAMETER';
+    const response = exception.getResponse();
+    const message =
+      typeof response === 'object' && response !== null && 'message' in response
+        ? JSON.stringify(response.message).replace(/^"|"$/g, '')
+        : exception.message;
+    return { body: { ...failureBody(code, message), code: status }, headers: {} };
+  }
+}

@@ -1,0 +1,70 @@
+/** Errors that only the transport layer raises (routing, body parsing, content negotiation). */
+export type TransportErrorCode =
+  | 'HTTP.NOT_FOUND'
+  | 'HTTP.METHOD_NOT_ALLOWED'
+  | 'HTTP.PAYLOAD_TOO_LARGE'
+  | 'HTTP.MALFORMED_BODY'
+  | 'HTTP.UNSUPPORTED_MEDIA_TYPE'
+  | 'HTTP.NOT_ACCEPTABLE'
+  | 'HTTP.TIMEOUT'
+  | 'INTERNAL';
+
+export type ErrorCode = DialogueErrorCode | TransportErrorCode;
+
+export interface ErrorMapping {
+  /** HTTP status of the REST failure body. */
+  readonly http: number;
+  /** `reason` of the REST failure body (Rasa's wording). */
+  readonly reason: string;
+  /** `extensions.code` on GraphQL. */
+  readonly graphql: string;
+  /** Close code for WebSocket sessions (4000 + HTTP status). */
+  readonly wsClose: number;
+  /** Documentation anchor for `help`. */
+  readonly help: string | null;
+}
+
+const HTTP_API_HELP = 'https://rasa.com/docs/rasa/pages/http-api';
+const SECURITY_HELP =
+  'https://rasa.com/docs/rasa/user-guide/configuring-http-api/#security-considerations';
+
+function m(
+  http: number,
+  reason: string,
+  graphql: string,
+  help: string | null = null,
+): ErrorMapping {
+  return { http, reason, graphql, wsClose: 4000 + http, help };
+}
+
+/**
+ * The one table that maps every error code to each transport. Reasons follow Rasa's server so
+ * that clients written against Rasa read our failures unchanged.
+ */
+export const ERROR_MAP: Readonly<Record<ErrorCode, ErrorMapping>> = {
+  'EVENTS.INVALID': m(400, 'BadRequest', 'BAD_USER_INPUT', HTTP_API_HELP),
+  'REQUEST.INVALID_PARAMETER': m(400, 'BadRequest', 'BAD_USER_INPUT'),
+  'REQUEST.BODY_MISSING': m(400, 'BadRequest', 'BAD_USER_INPUT'),
+  'TRACKER.CONVERSATION_NOT_FOUND': m(404, 'Not found', 'NOT_FOUND'),
+  'TRACKER.CONVERSATION_ERROR': m(500, 'ConversationError', 'INTERNAL_SERVER_ERROR'),
+  'MODEL.NOT_LOADED': m(409, 'Conflict', 'CONFLICT'),
+  'DOMAIN.INVALID': m(400, 'InvalidDomainError', 'BAD_USER_INPUT'),
+  'LOCK.TIMEOUT': m(503, 'LockError', 'SERVICE_UNAVAILABLE'),
+  'AUTH.NOT_AUTHENTICATED': m(401, 'NotAuthenticated', 'UNAUTHENTICATED'),
+  'AUTH.NOT_AUTHORIZED': m(403, 'NotAuthorized', 'FORBIDDEN', SECURITY_HELP),
+  'TRAINING_DATA.INVALID': m(400, 'BadRequest', 'BAD_USER_INPUT'),
+  'CONFIG.INVALID': m(400, 'BadRequest', 'BAD_USER_INPUT'),
+  'NLU.UNKNOWN_COMPONENT': m(400, 'BadRequest', 'BAD_USER_INPUT'),
+  'NLU.UNSUPPORTED_COMPONENT': m(400, 'BadRequest', 'BAD_USER_INPUT'),
+  'NLU.INVALID_PIPELINE': m(400, 'BadRequest', 'BAD_USER_INPUT'),
+  'NLU.INVALID_MODEL': m(400, 'LoadingError', 'BAD_USER_INPUT'),
+  'HTTP.NOT_FOUND': m(404, 'NotFound', 'NOT_FOUND'),
+  'HTTP.METHOD_NOT_ALLOWED': m(405, 'MethodNotAllowed', 'METHOD_NOT_ALLOWED'),
+  'HTTP.PAYLOAD_TOO_LARGE': m(413, 'PayloadTooLarge', 'PAYLOAD_TOO_LARGE'),
+  'HTTP.MALFORMED_BODY': m(400, 'BadRequest', 'BAD_REQUEST'),
+  'HTTP.UNSUPPORTED_MEDIA_TYPE': m(415, 'UnsupportedMediaType', 'BAD_REQUEST'),
+  'HTTP.NOT_ACCEPTABLE': m(406, 'NotAcceptable', 'BAD_REQUEST'),
+  'HTTP.TIMEOUT': m(503, 'Timeout', 'SERVICE_UNAVAILABLE'),
+  INTERNAL: m(500, 'InternalServerError', 'INTERNAL_SERVER_ERROR'),
+};
+import { type DialogueErrorCode } from 'src/core';

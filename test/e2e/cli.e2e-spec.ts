@@ -1,0 +1,112 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'parley.js');
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+describe('parley CLI', () => {
+  it('prints its version and help', () => {
+    const v = cli(['--version']);
+    expect(v.status).toBe(0);
+    expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const h = cli(['run', '--help']);
+    expect(h.status).toBe(0);
+    expect(h.stdout).toContain('--enable-api');
+    expect(h.stdout).toContain('--jwt-method');
+  });
+
+  it.each([
+    ['an unknown flag', ['run', '--no-such-flag'], /unknown option '--no-such-flag'/],
+    ['a bad port', ['run', '--port', 'eighty'], /must be a port number/],
+    ['a bad JWT method', ['run', '--jwt-method', 'none'], /Allowed choices are/],
+    ['a bad remote storage kind', ['run', '--remote-storage', 'ftp://x'], /PARLEY_REMOTE_STORAGE/],
+    ['a missing endpoints file', ['run', '--endpoints', 'nope.yml'], /--endpoints: file not found/],
+    ['an unknown command', ['fly'], /unknown command 'fly'/],
+  ])('exits with 2 and a clear message on %s', (_what, args, message) => {
+    const r = cli(args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('exits with 2 on a bad environment value, naming the variable', () => {
+    const r = cli(['run'], { PORT: 'x', LOCK_STORE: 'zookeeper' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('PORT');
+    expect(r.stderr).toContain('LOCK_STORE');
+  });
+
+  it('says that train is not available yet with exit code 1', () => {
+    const r = cli(['train']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('not available');
+  });
+
+  it('starts on the embedded PostgreSQL with no DATABASE_URL and stops cleanly', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      PARLEY_DATA_DIR: dataDir,
+      PORT: String(port),
+    };
+    delete env.DATABASE_URL;
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', '--enable-api', '--domain', 'examples/moodbot/domain.yml'],
+      {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      let ready: Response | null = null;
+      for (let i = 0; i < 120 && ready === null; i++) {
+        ready = await fetch(`${base}/health/ready`).catch(() => null);
+        if (ready === null) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(ready?.status).toBe(200);
+      const tracker = await fetch(`${base}/conversations/cli-check/tracker/events`, {
+        method: 'POST',
+        body: JSON.stringify({ event: 'slot', name: 'x', value: 1 }),
+      });
+      expect(tracker.status).toBe(200);
+      expect(output).toContain('embedded PostgreSQL started');
+      const lines = output.split('\n').filter((l) => l.startsWith('{'));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    } finally {
+      const exited = new Promise<number | null>((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const code = await exited;
+      expect(code).toBe(0);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});

@@ -1,0 +1,73 @@
+import { PostgresLockStore } from 'src/modules/tracker/postgres-lock-store';
+
+const url = (): string => {
+  const u = process.env.DATABASE_URL;
+  if (!u) throw new Error('DATABASE_URL missing');
+  return u;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe(PostgresLockStore.name, () => {
+  let one: PostgresLockStore;
+  let two: PostgresLockStore;
+
+  beforeAll(() => {
+    // Two stores = two "instances": their in-process queues know nothing of each other.
+    one = new PostgresLockStore(url(), 4, 5000);
+    two = new PostgresLockStore(url(), 4, 300);
+  });
+  afterAll(async () => {
+    await one.onApplicationShutdown();
+    await two.onApplicationShutdown();
+  });
+
+  it('excludes a second instance from the same conversation until the first is done', async () => {
+    const log: string[] = [];
+    const first = one.withLock('c-1', async () => {
+      log.push('one:start');
+      await sleep(150);
+      log.push('one:end');
+    });
+    await sleep(30);
+    const second = two.withLock('c-1', async () => {
+      log.push('two:start');
+      await Promise.resolve();
+      log.push('two:end');
+    });
+    await Promise.all([first, second]);
+    expect(log).toEqual(['one:start', 'one:end', 'two:start', 'two:end']);
+  });
+
+  it('lets different conversations run at the same time', async () => {
+    const log: string[] = [];
+    await Promise.all([
+      one.withLock('c-a', async () => {
+        log.push('a:start');
+        await sleep(100);
+        log.push('a:end');
+      }),
+      two.withLock('c-b', async () => {
+        log.push('b:start');
+        await sleep(10);
+        log.push('b:end');
+      }),
+    ]);
+    expect(log.indexOf('b:end')).toBeLessThan(log.indexOf('a:end'));
+  });
+
+  it('releases the lock when the work throws', async () => {
+    await expect(one.withLock('c-err', () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
+    await expect(two.withLock('c-err', () => Promise.resolve('ok'))).resolves.toBe('ok');
+  });
+
+  it('gives up with LOCK.TIMEOUT when the lock is held too long', async () => {
+    const holder = one.withLock('c-slow', () => sleep(1000));
+    await sleep(50);
+    await expect(two.withLock('c-slow', () => Promise.resolve())).rejects.toMatchObject({
+      code: 'LOCK.TIMEOUT',
+    });
+    await holder;
+  });
+});

@@ -1,0 +1,108 @@
+import { type SerializedEvent } from 'src/core';
+import { TypeOrmTrackerStore } from 'src/modules/tracker/typeorm-tracker-store';
+import { buildTypeOrmOptions } from 'src/platform/database/typeorm-options';
+import { DataSource } from 'typeorm';
+
+const ev = (
+  event: string,
+  timestamp: number,
+  extra: Record<string, unknown> = {},
+): SerializedEvent => ({
+  event,
+  timestamp,
+  ...extra,
+});
+const id = (p: string) => `${p}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+
+describe(TypeOrmTrackerStore.name, () => {
+  let ds: DataSource;
+  let store: TypeOrmTrackerStore;
+
+  beforeAll(async () => {
+    ds = await new DataSource(buildTypeOrmOptions(process.env.DATABASE_URL ?? '', 4)).initialize();
+    store = new TypeOrmTrackerStore(ds);
+  });
+  afterAll(() => ds.destroy());
+
+  it('returns null for an unknown conversation', async () => {
+    expect(await store.retrieve(id('none'))).toBeNull();
+    expect(await store.exists(id('none'))).toBe(false);
+    expect(await store.delete(id('none'))).toBe(false);
+  });
+
+  it('keeps events verbatim, key order included, in append order', async () => {
+    const c = id('verbatim');
+    const first = {
+      event: 'action',
+      timestamp: 1,
+      metadata: { model_id: 'm' },
+      name: 'action_listen',
+      policy: null,
+      confidence: null,
+      action_text: null,
+      hide_rule_turn: false,
+    };
+    await store.append(c, [first]);
+    await store.append(c, [
+      ev('slot', 2, { name: 'a', value: { z: 1, a: [1, 'x'] } }),
+      ev('pause', 3),
+    ]);
+    const got = await store.retrieve(c);
+    expect(got).toEqual([
+      first,
+      ev('slot', 2, { name: 'a', value: { z: 1, a: [1, 'x'] } }),
+      ev('pause', 3),
+    ]);
+    expect(Object.keys(got![0]!)).toEqual(Object.keys(first));
+    expect(Object.keys(got![1]!.value as object)).toEqual(['z', 'a']);
+  });
+
+  it('reads the latest session from its action_session_start on', async () => {
+    const c = id('sessions');
+    const start = (t: number) => [
+      ev('action', t, { name: 'action_session_start' }),
+      ev('session_started', t + 0.1),
+    ];
+    await store.append(c, [...start(1), ev('slot', 2, { name: 'a', value: 1 })]);
+    await store.append(c, [...start(10), ev('slot', 11, { name: 'a', value: 2 })]);
+    await store.append(c, [ev('pause', 12)]);
+    const latest = await store.retrieve(c, { latestSessionOnly: true });
+    expect(latest?.map((e) => e.timestamp)).toEqual([10, 10.1, 11, 12]);
+    expect(await store.retrieve(c)).toHaveLength(7);
+  });
+
+  it('replaces all events atomically and deletes', async () => {
+    const c = id('replace');
+    await store.append(c, [ev('pause', 1), ev('resume', 2)]);
+    await store.replace(c, [ev('restart', 5)]);
+    expect(await store.retrieve(c)).toEqual([ev('restart', 5)]);
+    await store.replace(c, []);
+    expect(await store.exists(c)).toBe(false);
+    await store.append(c, [ev('pause', 1)]);
+    expect(await store.delete(c)).toBe(true);
+    expect(await store.retrieve(c)).toBeNull();
+  });
+
+  it('stores strings with quotes, backslashes and unicode intact', async () => {
+    const c = id('text');
+    const text = 'say "hi" \\ {x} 👋 nul \u0000 end';
+    await store.append(c, [ev('bot', 1, { text, metadata: {}, data: {} })]);
+    expect((await store.retrieve(c))?.[0]?.text).toBe(text);
+  });
+
+  it('fills the columns that queries filter on', async () => {
+    const c = id('columns');
+    await store.append(c, [
+      ev('user', 1, { text: 'hi', parse_data: { intent: { name: 'greet', confidence: 1 } } }),
+      ev('action', 2, { name: 'utter_greet' }),
+    ]);
+    const rows = await ds.query<unknown[]>(
+      'SELECT seq, type_name, intent_name, action_name FROM conversation_event WHERE conversation_id = $1 ORDER BY seq',
+      [c],
+    );
+    expect(rows).toEqual([
+      { seq: 1, type_name: 'user', intent_name: 'greet', action_name: null },
+      { seq: 2, type_name: 'action', intent_name: null, action_name: 'utter_greet' },
+    ]);
+  });
+});
