@@ -18,7 +18,7 @@ const frameworkImports = [
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.parley/**', 'models/**', 'bin/**'],
+    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.parley/**', 'models/**', 'bin/**', 'bench/scratch/**', 'bench/results/**'],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

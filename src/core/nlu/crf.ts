@@ -1,0 +1,281 @@
+import { type SparseVector } from 'src/core/nlu/message';
+import { Random } from 'src/core/nlu/random';
+import { decodeFloats, encodeFloats, stateNumber, stateRecord } from 'src/core/nlu/sparse';
+
+/** One training sequence: per-token sparse features and gold tag ids. */
+export interface CrfSequence {
+  readonly features: readonly SparseVector[];
+  readonly tags: readonly number[];
+}
+
+export interface CrfTrainOptions {
+  readonly epochs: number;
+  /** L2 strength on the whole-data objective (crfsuite's c2). */
+  readonly l2: number;
+  readonly learningRate: number;
+  readonly seed: number;
+  readonly onEpoch?: (epoch: number) => void | Promise<void>;
+}
+
+export interface CrfDecoding {
+  readonly tags: number[];
+  /** Marginal probability of each chosen tag. */
+  readonly confidences: number[];
+}
+
+/**
+ * Linear-chain CRF over sparse token features: emission weights (feature × tag), tag
+ * transitions, start/end scores. Trained by SGD on the log-likelihood (forward–backward),
+ * decoded by Viterbi; confidences are forward–backward marginals.
+ */
+export class LinearChainCrf {
+  constructor(
+    readonly numFeatures: number,
+    readonly numTags: number,
+    readonly emission: Float32Array = new Float32Array(numFeatures * numTags),
+    readonly transition: Float32Array = new Float32Array(numTags * numTags),
+    readonly startScore: Float32Array = new Float32Array(numTags),
+    readonly endScore: Float32Array = new Float32Array(numTags),
+  ) {}
+
+  /** exp(transition) is cached once training is over. */
+  private expCache: Float64Array | null = null;
+  private frozen = true;
+
+  private computeExpTransitions(): Float64Array {
+    const K = this.numTags;
+    const out = new Float64Array(K * K);
+    for (let i = 0; i < K * K; i++) out[i] = Math.exp(this.transition[i] ?? 0);
+    return out;
+  }
+
+  private expTransitions(): Float64Array {
+    this.expCache ??= this.computeExpTransitions();
+    return this.expCache;
+  }
+
+  private emissions(features: readonly SparseVector[]): Float64Array {
+    const K = this.numTags;
+    const T = features.length;
+    const e = new Float64Array(T * K);
+    for (let t = 0; t < T; t++) {
+      const row = features[t];
+      if (!row) continue;
+      for (let n = 0; n < row.idx.length; n++) {
+        const f = row.idx[n] ?? 0;
+        if (f >= this.numFeatures) continue;
+        const v = row.val[n] ?? 0;
+        const base = f * K;
+        for (let k = 0; k < K; k++) {
+          e[t * K + k] = (e[t * K + k] ?? 0) + v * (this.emission[base + k] ?? 0);
+        }
+      }
+    }
+    return e;
+  }
+
+  /**
+   * Forward/backward with per-position scaling (probability space, no log-sum-exp): node
+   * marginals (T×K) and edge marginals summed over positions (K×K).
+   */
+  private marginals(
+    e: Float64Array,
+    T: number,
+    withEdges = true,
+  ): { node: Float64Array; edge: Float64Array } {
+    const K = this.numTags;
+    const expT = this.frozen ? this.expTransitions() : this.computeExpTransitions();
+    const psi = new Float64Array(T * K);
+    for (let t = 0; t < T; t++) {
+      let max = -Infinity;
+      for (let k = 0; k < K; k++) max = Math.max(max, e[t * K + k] ?? 0);
+      for (let k = 0; k < K; k++) psi[t * K + k] = Math.exp((e[t * K + k] ?? 0) - max);
+    }
+    for (let k = 0; k < K; k++) {
+      psi[k] = (psi[k] ?? 0) * Math.exp(this.startScore[k] ?? 0);
+      psi[(T - 1) * K + k] = (psi[(T - 1) * K + k] ?? 0) * Math.exp(this.endScore[k] ?? 0);
+    }
+    const alpha = new Float64Array(T * K);
+    const beta = new Float64Array(T * K);
+    const normalize = (a: Float64Array, off: number): void => {
+      let sum = 0;
+      for (let k = 0; k < K; k++) sum += a[off + k] ?? 0;
+      if (sum > 0) for (let k = 0; k < K; k++) a[off + k] = (a[off + k] ?? 0) / sum;
+    };
+    for (let k = 0; k < K; k++) alpha[k] = psi[k] ?? 0;
+    normalize(alpha, 0);
+    for (let t = 1; t < T; t++) {
+      for (let k = 0; k < K; k++) {
+        let acc = 0;
+        for (let j = 0; j < K; j++) acc += (alpha[(t - 1) * K + j] ?? 0) * (expT[j * K + k] ?? 0);
+        alpha[t * K + k] = acc * (psi[t * K + k] ?? 0);
+      }
+      normalize(alpha, t * K);
+    }
+    for (let k = 0; k < K; k++) beta[(T - 1) * K + k] = 1;
+    for (let t = T - 2; t >= 0; t--) {
+      for (let j = 0; j < K; j++) {
+        let acc = 0;
+        for (let k = 0; k < K; k++) {
+          acc +=
+            (expT[j * K + k] ?? 0) * (psi[(t + 1) * K + k] ?? 0) * (beta[(t + 1) * K + k] ?? 0);
+        }
+        beta[t * K + j] = acc;
+      }
+      normalize(beta, t * K);
+    }
+    const node = new Float64Array(T * K);
+    for (let t = 0; t < T; t++) {
+      for (let k = 0; k < K; k++) {
+        node[t * K + k] = (alpha[t * K + k] ?? 0) * (beta[t * K + k] ?? 0);
+      }
+      normalize(node, t * K);
+    }
+    const edge = new Float64Array(withEdges ? K * K : 0);
+    const local = new Float64Array(withEdges ? K * K : 0);
+    for (let t = 1; withEdges && t < T; t++) {
+      let sum = 0;
+      for (let j = 0; j < K; j++) {
+        const a = alpha[(t - 1) * K + j] ?? 0;
+        for (let k = 0; k < K; k++) {
+          const v = a * (expT[j * K + k] ?? 0) * (psi[t * K + k] ?? 0) * (beta[t * K + k] ?? 0);
+          local[j * K + k] = v;
+          sum += v;
+        }
+      }
+      if (sum > 0) for (let i = 0; i < K * K; i++) edge[i] = (edge[i] ?? 0) + (local[i] ?? 0) / sum;
+    }
+    return { node, edge };
+  }
+
+  /** Viterbi path plus each chosen tag's marginal probability. */
+  decode(features: readonly SparseVector[], withConfidence = true): CrfDecoding {
+    const T = features.length;
+    const K = this.numTags;
+    if (T === 0) return { tags: [], confidences: [] };
+    const e = this.emissions(features);
+    const score = new Float64Array(T * K);
+    const back = new Int32Array(T * K);
+    for (let k = 0; k < K; k++) score[k] = (this.startScore[k] ?? 0) + (e[k] ?? 0);
+    for (let t = 1; t < T; t++) {
+      for (let k = 0; k < K; k++) {
+        let best = -Infinity;
+        let arg = 0;
+        for (let j = 0; j < K; j++) {
+          const s = (score[(t - 1) * K + j] ?? 0) + (this.transition[j * K + k] ?? 0);
+          if (s > best) {
+            best = s;
+            arg = j;
+          }
+        }
+        score[t * K + k] = best + (e[t * K + k] ?? 0);
+        back[t * K + k] = arg;
+      }
+    }
+    let best = -Infinity;
+    let last = 0;
+    for (let k = 0; k < K; k++) {
+      const s = (score[(T - 1) * K + k] ?? 0) + (this.endScore[k] ?? 0);
+      if (s > best) {
+        best = s;
+        last = k;
+      }
+    }
+    const tags = new Array<number>(T).fill(0);
+    tags[T - 1] = last;
+    for (let t = T - 1; t > 0; t--) tags[t - 1] = back[t * K + (tags[t] ?? 0)] ?? 0;
+    // Tag 0 is `O`: an all-O path needs no confidences.
+    if (!withConfidence || tags.every((k) => k === 0)) {
+      return { tags, confidences: tags.map(() => 1) };
+    }
+    const { node } = this.marginals(e, T, false);
+    return { tags, confidences: tags.map((k, t) => node[t * K + k] ?? 0) };
+  }
+
+  /** SGD on the regularised negative log-likelihood. */
+  async fit(data: readonly CrfSequence[], o: CrfTrainOptions): Promise<void> {
+    const K = this.numTags;
+    this.frozen = false;
+    this.expCache = null;
+    const rng = new Random(o.seed);
+    const order = data.map((_, i) => i);
+    const n = Math.max(1, data.length);
+    const lambda = o.l2 / n;
+    let t = 0;
+    for (let epoch = 0; epoch < o.epochs; epoch++) {
+      rng.shuffle(order);
+      for (const i of order) {
+        const seq = data[i];
+        if (!seq || seq.features.length === 0) continue;
+        const T = seq.features.length;
+        const lr = o.learningRate / (1 + t / (5 * n));
+        t += 1;
+        const e = this.emissions(seq.features);
+        const { node, edge } = this.marginals(e, T);
+        // emission gradient: observed − expected, per active feature
+        for (let s = 0; s < T; s++) {
+          const row = seq.features[s];
+          const gold = seq.tags[s] ?? 0;
+          if (!row) continue;
+          for (let m = 0; m < row.idx.length; m++) {
+            const f = row.idx[m] ?? 0;
+            if (f >= this.numFeatures) continue;
+            const v = row.val[m] ?? 0;
+            const base = f * K;
+            for (let k = 0; k < K; k++) {
+              const g = ((k === gold ? 1 : 0) - (node[s * K + k] ?? 0)) * v;
+              const w = this.emission[base + k] ?? 0;
+              this.emission[base + k] = w + lr * (g - lambda * w);
+            }
+          }
+        }
+        for (let j = 0; j < K; j++) {
+          for (let k = 0; k < K; k++) {
+            const w = this.transition[j * K + k] ?? 0;
+            this.transition[j * K + k] = w + lr * (-(edge[j * K + k] ?? 0) - lambda * w);
+          }
+        }
+        for (let s = 1; s < T; s++) {
+          const a = seq.tags[s - 1] ?? 0;
+          const b = seq.tags[s] ?? 0;
+          this.transition[a * K + b] = (this.transition[a * K + b] ?? 0) + lr;
+        }
+        for (let k = 0; k < K; k++) {
+          this.startScore[k] =
+            (this.startScore[k] ?? 0) + lr * ((k === seq.tags[0] ? 1 : 0) - (node[k] ?? 0));
+          this.endScore[k] =
+            (this.endScore[k] ?? 0) +
+            lr * ((k === seq.tags[T - 1] ? 1 : 0) - (node[(T - 1) * K + k] ?? 0));
+        }
+      }
+      if (o.onEpoch) await o.onEpoch(epoch);
+    }
+    this.frozen = true;
+    this.expCache = null;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      numFeatures: this.numFeatures,
+      numTags: this.numTags,
+      emission: encodeFloats(this.emission),
+      transition: encodeFloats(this.transition),
+      start: encodeFloats(this.startScore),
+      end: encodeFloats(this.endScore),
+    };
+  }
+
+  static fromJSON(state: unknown, what: string): LinearChainCrf {
+    const s = stateRecord(state, what);
+    const F = stateNumber(s['numFeatures'], `${what}.numFeatures`);
+    const K = stateNumber(s['numTags'], `${what}.numTags`);
+    return new LinearChainCrf(
+      F,
+      K,
+      decodeFloats(s['emission'], F * K, `${what}.emission`),
+      decodeFloats(s['transition'], K * K, `${what}.transition`),
+      decodeFloats(s['start'], K, `${what}.start`),
+      decodeFloats(s['end'], K, `${what}.end`),
+    );
+  }
+}

@@ -1,0 +1,343 @@
+import { type SparseVector } from 'src/core/nlu/message';
+import { Random } from 'src/core/nlu/random';
+import { decodeFloats, encodeFloats, stateNumber, stateRecord } from 'src/core/nlu/sparse';
+
+export interface SoftmaxTrainOptions {
+  readonly inputDim: number;
+  readonly classes: number;
+  /** 0 = linear softmax regression; > 0 = one ReLU hidden layer of that size. */
+  readonly hidden: number;
+  readonly epochs: number;
+  readonly learningRate: number;
+  readonly l2: number;
+  readonly dropRate: number;
+  readonly batchSizes: readonly [number, number];
+  readonly seed: number;
+  /** Stop when the epoch loss improved by less than this (relative) for `patience` epochs. */
+  readonly tolerance: number;
+  readonly patience: number;
+  /** Weight each example by N / (classes × count of its class), like Rasa's balanced batching. */
+  readonly balanced?: boolean;
+  /**
+   * With at least this many examples, hold out 10% (seeded) and stop when the held-out loss has
+   * not improved for `patience` epochs (default 1000; 0 disables).
+   */
+  readonly validationFrom?: number;
+  readonly onEpoch?: (epoch: number, loss: number) => void | Promise<void>;
+}
+
+/**
+ * A sparse-input softmax classifier (optionally with one hidden layer) trained with lazy Adam:
+ * only weight rows of features present in a batch are updated, so cost follows non-zeros.
+ */
+export class SoftmaxModel {
+  private constructor(
+    readonly inputDim: number,
+    readonly hidden: number,
+    readonly classes: number,
+    /** inputDim × (hidden || classes), feature-major. */
+    readonly w1: Float32Array,
+    readonly b1: Float32Array,
+    /** hidden × classes (empty when linear). */
+    readonly w2: Float32Array,
+    readonly b2: Float32Array,
+  ) {}
+
+  static create(inputDim: number, hidden: number, classes: number, seed: number): SoftmaxModel {
+    const rng = new Random(seed);
+    const width = hidden > 0 ? hidden : classes;
+    const w1 = new Float32Array(inputDim * width);
+    if (hidden > 0) {
+      const scale = Math.sqrt(2 / Math.max(1, Math.min(inputDim, 200)));
+      for (let i = 0; i < w1.length; i++) w1[i] = rng.normal() * scale * 0.5;
+    }
+    const w2 = new Float32Array(hidden > 0 ? hidden * classes : 0);
+    const s2 = Math.sqrt(2 / Math.max(1, hidden));
+    for (let i = 0; i < w2.length; i++) w2[i] = rng.normal() * s2 * 0.5;
+    return new SoftmaxModel(
+      inputDim,
+      hidden,
+      classes,
+      w1,
+      new Float32Array(width),
+      w2,
+      new Float32Array(hidden > 0 ? classes : 0),
+    );
+  }
+
+  /** Class probabilities for one input row. */
+  predict(x: SparseVector): Float64Array {
+    const probs = new Float64Array(this.classes);
+    if (this.hidden > 0) {
+      const h = this.hiddenActivations(x);
+      this.outputFromHidden(h, probs);
+    } else {
+      this.linearLogits(x, probs);
+    }
+    softmaxInPlace(probs);
+    return probs;
+  }
+
+  private linearLogits(x: SparseVector, out: Float64Array): void {
+    const C = this.classes;
+    for (let c = 0; c < C; c++) out[c] = this.b1[c] ?? 0;
+    const { idx, val } = x;
+    for (let n = 0; n < idx.length; n++) {
+      const f = idx[n] ?? 0;
+      if (f >= this.inputDim) continue;
+      const v = val[n] ?? 0;
+      const base = f * C;
+      for (let c = 0; c < C; c++) out[c] = (out[c] ?? 0) + v * (this.w1[base + c] ?? 0);
+    }
+  }
+
+  private hiddenActivations(x: SparseVector): Float64Array {
+    const H = this.hidden;
+    const h = new Float64Array(H);
+    for (let j = 0; j < H; j++) h[j] = this.b1[j] ?? 0;
+    const { idx, val } = x;
+    for (let n = 0; n < idx.length; n++) {
+      const f = idx[n] ?? 0;
+      if (f >= this.inputDim) continue;
+      const v = val[n] ?? 0;
+      const base = f * H;
+      for (let j = 0; j < H; j++) h[j] = (h[j] ?? 0) + v * (this.w1[base + j] ?? 0);
+    }
+    for (let j = 0; j < H; j++) if ((h[j] ?? 0) < 0) h[j] = 0;
+    return h;
+  }
+
+  private outputFromHidden(h: Float64Array, out: Float64Array): void {
+    const C = this.classes;
+    for (let c = 0; c < C; c++) out[c] = this.b2[c] ?? 0;
+    for (let j = 0; j < this.hidden; j++) {
+      const hj = h[j] ?? 0;
+      if (hj === 0) continue;
+      const base = j * C;
+      for (let c = 0; c < C; c++) out[c] = (out[c] ?? 0) + hj * (this.w2[base + c] ?? 0);
+    }
+  }
+
+  /** Trains a fresh model; resolves to it. */
+  static async train(
+    rows: readonly SparseVector[],
+    labels: readonly number[],
+    o: SoftmaxTrainOptions,
+  ): Promise<SoftmaxModel> {
+    const model = SoftmaxModel.create(o.inputDim, o.hidden, o.classes, o.seed);
+    await model.fit(rows, labels, o);
+    return model;
+  }
+
+  private async fit(
+    rows: readonly SparseVector[],
+    labels: readonly number[],
+    o: SoftmaxTrainOptions,
+  ): Promise<void> {
+    const rng = new Random(o.seed ^ 0x5bd1e995);
+    const H = this.hidden;
+    const C = this.classes;
+    const width = H > 0 ? H : C;
+    const m1 = new Float32Array(this.w1.length);
+    const v1 = new Float32Array(this.w1.length);
+    const mb1 = new Float32Array(this.b1.length);
+    const vb1 = new Float32Array(this.b1.length);
+    const m2 = new Float32Array(this.w2.length);
+    const v2 = new Float32Array(this.w2.length);
+    const mb2 = new Float32Array(this.b2.length);
+    const vb2 = new Float32Array(this.b2.length);
+    const beta1 = 0.9;
+    const beta2 = 0.999;
+    const eps = 1e-8;
+    let step = 0;
+    let order = rows.map((_, i) => i);
+    let heldOut: number[] = [];
+    if (rows.length >= (o.validationFrom ?? 1000) && (o.validationFrom ?? 1000) > 0) {
+      rng.shuffle(order);
+      const cut = Math.max(1, Math.floor(order.length * 0.1));
+      heldOut = order.slice(0, cut);
+      order = order.slice(cut);
+    }
+    // Gradient accumulators (dense over touched rows, tracked by a touched list).
+    const g1 = new Float32Array(this.w1.length);
+    const touchedMark = new Uint8Array(this.inputDim);
+    const gb1 = new Float64Array(width);
+    const g2 = new Float64Array(this.w2.length);
+    const gb2 = new Float64Array(this.b2.length);
+    const logits = new Float64Array(C);
+    const dh = new Float64Array(H);
+    let best = Infinity;
+    let stale = 0;
+    const keep = 1 - o.dropRate;
+    const classCounts = new Float64Array(C);
+    for (const y of labels) classCounts[y] = (classCounts[y] ?? 0) + 1;
+    const present = classCounts.filter((n) => n > 0).length || 1;
+    const classWeight = Array.from(classCounts, (n) =>
+      o.balanced === false || n === 0 ? 1 : rows.length / (present * n),
+    );
+
+    for (let epoch = 0; epoch < o.epochs; epoch++) {
+      rng.shuffle(order);
+      const frac = o.epochs > 1 ? epoch / (o.epochs - 1) : 0;
+      const batchSize = Math.max(
+        1,
+        Math.round(o.batchSizes[0] + (o.batchSizes[1] - o.batchSizes[0]) * frac),
+      );
+      let epochLoss = 0;
+      for (let startIdx = 0; startIdx < order.length; startIdx += batchSize) {
+        const batch = order.slice(startIdx, startIdx + batchSize);
+        const touched: number[] = [];
+        gb1.fill(0);
+        g2.fill(0);
+        gb2.fill(0);
+        for (const r of batch) {
+          const row = rows[r];
+          const y = labels[r] ?? 0;
+          if (!row) continue;
+          // input dropout
+          const idx: number[] = [];
+          const val: number[] = [];
+          for (let n = 0; n < row.idx.length; n++) {
+            if (o.dropRate > 0 && rng.next() >= keep) continue;
+            const f = row.idx[n] ?? 0;
+            if (f >= this.inputDim) continue;
+            idx.push(f);
+            val.push((row.val[n] ?? 0) / keep);
+            if (!touchedMark[f]) {
+              touchedMark[f] = 1;
+              touched.push(f);
+            }
+          }
+          const x = { idx, val };
+          let h: Float64Array | null = null;
+          if (H > 0) {
+            h = this.hiddenActivations(x);
+            this.outputFromHidden(h, logits);
+          } else this.linearLogits(x, logits);
+          softmaxInPlace(logits);
+          epochLoss -= Math.log(Math.max(logits[y] ?? 0, 1e-12));
+          logits[y] = (logits[y] ?? 0) - 1; // dL/dlogits
+          const cw = classWeight[y] ?? 1;
+          if (cw !== 1) for (let c = 0; c < C; c++) logits[c] = (logits[c] ?? 0) * cw;
+          if (H > 0 && h) {
+            dh.fill(0);
+            for (let j = 0; j < H; j++) {
+              const hj = h[j] ?? 0;
+              const base = j * C;
+              let acc = 0;
+              for (let c = 0; c < C; c++) {
+                const d = logits[c] ?? 0;
+                if (hj !== 0) g2[base + c] = (g2[base + c] ?? 0) + hj * d;
+                acc += d * (this.w2[base + c] ?? 0);
+              }
+              dh[j] = hj > 0 ? acc : 0;
+            }
+            for (let c = 0; c < C; c++) gb2[c] = (gb2[c] ?? 0) + (logits[c] ?? 0);
+            for (let j = 0; j < H; j++) gb1[j] = (gb1[j] ?? 0) + (dh[j] ?? 0);
+            for (let n = 0; n < idx.length; n++) {
+              const base = (idx[n] ?? 0) * H;
+              const v = val[n] ?? 0;
+              for (let j = 0; j < H; j++) g1[base + j] = (g1[base + j] ?? 0) + v * (dh[j] ?? 0);
+            }
+          } else {
+            for (let c = 0; c < C; c++) gb1[c] = (gb1[c] ?? 0) + (logits[c] ?? 0);
+            for (let n = 0; n < idx.length; n++) {
+              const base = (idx[n] ?? 0) * C;
+              const v = val[n] ?? 0;
+              for (let c = 0; c < C; c++) g1[base + c] = (g1[base + c] ?? 0) + v * (logits[c] ?? 0);
+            }
+          }
+        }
+        step += 1;
+        const scale = 1 / batch.length;
+        const lr = (o.learningRate * Math.sqrt(1 - beta2 ** step)) / (1 - beta1 ** step);
+        const adam = (
+          w: Float32Array,
+          m: Float32Array,
+          v: Float32Array,
+          i: number,
+          grad: number,
+        ): void => {
+          const mi = beta1 * (m[i] ?? 0) + (1 - beta1) * grad;
+          const vi = beta2 * (v[i] ?? 0) + (1 - beta2) * grad * grad;
+          m[i] = mi;
+          v[i] = vi;
+          w[i] = (w[i] ?? 0) - (lr * mi) / (Math.sqrt(vi) + eps);
+        };
+        for (const f of touched) {
+          touchedMark[f] = 0;
+          const base = f * width;
+          for (let k = 0; k < width; k++) {
+            const i = base + k;
+            const grad = (g1[i] ?? 0) * scale + o.l2 * (this.w1[i] ?? 0);
+            g1[i] = 0;
+            adam(this.w1, m1, v1, i, grad);
+          }
+        }
+        for (let k = 0; k < width; k++) adam(this.b1, mb1, vb1, k, (gb1[k] ?? 0) * scale);
+        for (let i = 0; i < this.w2.length; i++) {
+          adam(this.w2, m2, v2, i, (g2[i] ?? 0) * scale + o.l2 * (this.w2[i] ?? 0));
+        }
+        for (let c = 0; c < this.b2.length; c++) adam(this.b2, mb2, vb2, c, (gb2[c] ?? 0) * scale);
+      }
+      let loss = epochLoss / Math.max(1, order.length);
+      if (heldOut.length) {
+        loss = 0;
+        for (const r of heldOut) {
+          const row = rows[r];
+          if (row) loss -= Math.log(Math.max(this.predict(row)[labels[r] ?? 0] ?? 0, 1e-12));
+        }
+        loss /= heldOut.length;
+      }
+      if (o.onEpoch) await o.onEpoch(epoch, loss);
+      // On held-out data a plateau is judged more coarsely: 1% better within 2 epochs.
+      const tolerance = heldOut.length ? Math.max(o.tolerance, 0.01) : o.tolerance;
+      const patience = heldOut.length ? Math.min(o.patience, 2) : o.patience;
+      if (loss < best * (1 - tolerance)) {
+        best = loss;
+        stale = 0;
+      } else if (++stale >= patience) break;
+    }
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      inputDim: this.inputDim,
+      hidden: this.hidden,
+      classes: this.classes,
+      w1: encodeFloats(this.w1),
+      b1: encodeFloats(this.b1),
+      w2: encodeFloats(this.w2),
+      b2: encodeFloats(this.b2),
+    };
+  }
+
+  static fromJSON(state: unknown, what: string): SoftmaxModel {
+    const s = stateRecord(state, what);
+    const inputDim = stateNumber(s['inputDim'], `${what}.inputDim`);
+    const hidden = stateNumber(s['hidden'], `${what}.hidden`);
+    const classes = stateNumber(s['classes'], `${what}.classes`);
+    const width = hidden > 0 ? hidden : classes;
+    return new SoftmaxModel(
+      inputDim,
+      hidden,
+      classes,
+      decodeFloats(s['w1'], inputDim * width, `${what}.w1`),
+      decodeFloats(s['b1'], width, `${what}.b1`),
+      decodeFloats(s['w2'], hidden > 0 ? hidden * classes : 0, `${what}.w2`),
+      decodeFloats(s['b2'], hidden > 0 ? classes : 0, `${what}.b2`),
+    );
+  }
+}
+
+export function softmaxInPlace(a: Float64Array): void {
+  let max = -Infinity;
+  for (let i = 0; i < a.length; i++) if ((a[i] ?? 0) > max) max = a[i] ?? 0;
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) {
+    const e = Math.exp((a[i] ?? 0) - max);
+    a[i] = e;
+    sum += e;
+  }
+  for (let i = 0; i < a.length; i++) a[i] = (a[i] ?? 0) / sum;
+}
