@@ -1,0 +1,367 @@
+/* NLU benchmark: Parley vs NLP.js (node-nlp 4.27) on the Braun et al. 2017 corpora, plus
+ * moodbot training time and a synthetic 15,000-utterance / 150-intent training run. */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DEFAULT_PIPELINE, trainNlu, type TrainedNlu } from 'src/core/nlu/pipeline';
+import { readBraunCorpus } from 'src/core/training-data/braun-corpus-reader';
+import { type ComponentConfig } from 'src/core/training-data/config-reader';
+import { type NluExample, type NluTrainingData } from 'src/core/training-data/nlu-training-data';
+import { readNluYaml } from 'src/core/training-data/nlu-yaml-reader';
+
+const ROOT = resolve(__dirname, '..', '..', '..', '..');
+const SHARED = process.env['PARLEY_SHARED'] ?? '/work/shared';
+const CORPORA = ['ChatbotCorpus', 'AskUbuntuCorpus', 'WebApplicationsCorpus'];
+const NONE = 'None';
+
+interface IntentCounts {
+  tp: number;
+  fp: number;
+  fn: number;
+  correct: number;
+  total: number;
+}
+
+interface EngineResult {
+  intentAccuracy: number;
+  intentF1: number;
+  counts: IntentCounts;
+  entityF1: number | null;
+  entityCounts: { tp: number; fp: number; fn: number } | null;
+  trainMs: number;
+  p50Us: number;
+  p99Us: number;
+  parsesPerSec: number;
+}
+
+function f1(c: { tp: number; fp: number; fn: number }): number {
+  const p = c.tp + c.fp ? c.tp / (c.tp + c.fp) : 0;
+  const r = c.tp + c.fn ? c.tp / (c.tp + c.fn) : 0;
+  return p + r ? (2 * p * r) / (p + r) : 0;
+}
+
+/** Intent micro-F1 with `None` excluded: wrong = FN for gold, FP for predicted (unless None). */
+function scoreIntents(gold: readonly string[], pred: readonly string[]): IntentCounts {
+  const c: IntentCounts = { tp: 0, fp: 0, fn: 0, correct: 0, total: gold.length };
+  gold.forEach((g, i) => {
+    const p = pred[i] ?? NONE;
+    if (p === g) {
+      c.correct += 1;
+      if (g !== NONE) c.tp += 1;
+      return;
+    }
+    if (g !== NONE) c.fn += 1;
+    if (p !== NONE) c.fp += 1;
+  });
+  return c;
+}
+
+function percentile(sorted: readonly number[], q: number): number {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
+function measureLatency(
+  texts: readonly string[],
+  parse: (t: string) => unknown,
+  minRuns = 3000,
+): {
+  p50Us: number;
+  p99Us: number;
+  parsesPerSec: number;
+} {
+  for (let i = 0; i < 200; i++) parse(texts[i % texts.length] ?? '');
+  const samples: number[] = [];
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < minRuns; i++) {
+    const t0 = process.hrtime.bigint();
+    parse(texts[i % texts.length] ?? '');
+    samples.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  const totalS = Number(process.hrtime.bigint() - start) / 1e9;
+  samples.sort((a, b) => a - b);
+  return {
+    p50Us: percentile(samples, 0.5),
+    p99Us: percentile(samples, 0.99),
+    parsesPerSec: minRuns / totalS,
+  };
+}
+
+function pipelineFromEnv(): ComponentConfig[] | null {
+  const raw = process.env['PARLEY_PIPELINE'];
+  if (raw) return JSON.parse(raw) as ComponentConfig[];
+  const diet = process.env['PARLEY_DIET'];
+  if (!diet) return null;
+  const extra = JSON.parse(diet) as Record<string, unknown>;
+  return DEFAULT_PIPELINE.map((c) => (c.name === 'DIETClassifier' ? { ...c, ...extra } : c));
+}
+
+async function runParley(
+  train: NluTrainingData,
+  test: readonly NluExample[],
+): Promise<EngineResult & { model: TrainedNlu }> {
+  const t0 = performance.now();
+  const model = await trainNlu(
+    train,
+    { language: 'en', pipeline: pipelineFromEnv() },
+    { seed: 42 },
+  );
+  const trainMs = performance.now() - t0;
+  const gold = test.map((e) => e.intent);
+  const pred: string[] = [];
+  const ent = { tp: 0, fp: 0, fn: 0 };
+  for (const ex of test) {
+    const m = model.process(ex.text);
+    const name = m.intent?.name ?? null;
+    pred.push(name === null || name === 'nlu_fallback' ? NONE : name);
+    const goldSpans = new Set(ex.entities.map((e) => `${e.start}:${e.end}:${e.entity}`));
+    const predSpans = new Set(
+      m.entities
+        .filter((e) => e.extractor === 'DIETClassifier')
+        .map((e) => `${e.start}:${e.end}:${e.entity}`),
+    );
+    for (const s of predSpans) {
+      if (goldSpans.has(s)) ent.tp += 1;
+      else ent.fp += 1;
+    }
+    for (const s of goldSpans) if (!predSpans.has(s)) ent.fn += 1;
+  }
+  const counts = scoreIntents(gold, pred);
+  const latency = measureLatency(
+    test.map((e) => e.text),
+    (t) => model.parse(t),
+  );
+  const hasEntities = train.examples.some((e) => e.entities.length > 0);
+  return {
+    model,
+    intentAccuracy: counts.correct / counts.total,
+    intentF1: f1(counts),
+    counts,
+    entityF1: hasEntities ? f1(ent) : null,
+    entityCounts: hasEntities ? ent : null,
+    trainMs,
+    ...latency,
+  };
+}
+
+interface NlpJsManager {
+  addDocument(locale: string, utterance: string, intent: string): void;
+  train(): Promise<void>;
+  process(locale: string, utterance: string): Promise<{ intent: string; score: number }>;
+}
+
+async function runNlpJs(
+  train: NluTrainingData,
+  test: readonly NluExample[],
+): Promise<EngineResult> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { NlpManager } = require('node-nlp') as {
+    NlpManager: new (settings: Record<string, unknown>) => NlpJsManager;
+  };
+  const manager = new NlpManager({
+    languages: ['en'],
+    autoSave: false,
+    nlu: { log: false },
+    forceNER: false,
+  });
+  for (const ex of train.examples) manager.addDocument('en', ex.text, ex.intent);
+  const t0 = performance.now();
+  await manager.train();
+  const trainMs = performance.now() - t0;
+  const gold = test.map((e) => e.intent);
+  const pred: string[] = [];
+  for (const ex of test) {
+    const r = await manager.process('en', ex.text);
+    pred.push(r.intent && r.intent !== 'None' ? r.intent : NONE);
+  }
+  const counts = scoreIntents(gold, pred);
+  // NLP.js parse is async; measure awaited latency sequentially.
+  const samples: number[] = [];
+  const texts = test.map((e) => e.text);
+  const runs = 1000;
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < runs; i++) {
+    const s0 = process.hrtime.bigint();
+    await manager.process('en', texts[i % texts.length] ?? '');
+    samples.push(Number(process.hrtime.bigint() - s0) / 1000);
+  }
+  const totalS = Number(process.hrtime.bigint() - start) / 1e9;
+  samples.sort((a, b) => a - b);
+  return {
+    intentAccuracy: counts.correct / counts.total,
+    intentF1: f1(counts),
+    counts,
+    entityF1: null,
+    entityCounts: null,
+    trainMs,
+    p50Us: percentile(samples, 0.5),
+    p99Us: percentile(samples, 0.99),
+    parsesPerSec: runs / totalS,
+  };
+}
+
+/** Seeded synthetic corpus: 150 intents × 100 utterances, some with a `city` entity. */
+export function syntheticCorpus(intents = 150, perIntent = 100, seed = 7): NluTrainingData {
+  let s = seed >>> 0;
+  const rnd = (): number => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+  const syll = [
+    'ka',
+    'lo',
+    'mi',
+    'ran',
+    'te',
+    'vos',
+    'pu',
+    'zel',
+    'dor',
+    'fi',
+    'gan',
+    'hu',
+    'jer',
+    'nox',
+    'qua',
+  ];
+  const word = (): string =>
+    Array.from({ length: 2 + Math.floor(rnd() * 2) }, () => pick(syll)).join('');
+  const filler = Array.from({ length: 300 }, word);
+  const cities = [
+    'berlin',
+    'paris',
+    'new york',
+    'tokyo',
+    'lima',
+    'oslo',
+    'cairo',
+    'san francisco',
+    'delhi',
+    'rome',
+  ];
+  const openers = ['please', 'can you', 'i want to', 'could you', 'help me', 'i need to', ''];
+  const examples: NluExample[] = [];
+  for (let i = 0; i < intents; i++) {
+    const keys = Array.from({ length: 6 }, word);
+    const withCity = i % 5 === 0;
+    for (let j = 0; j < perIntent; j++) {
+      const parts = [pick(openers), pick(keys), pick(filler), pick(keys), pick(filler)].filter(
+        Boolean,
+      );
+      let text = parts.join(' ');
+      const entities: NluExample['entities'][number][] = [];
+      if (withCity && rnd() < 0.7) {
+        const city = pick(cities);
+        text = `${text} in ${city}`;
+        const start = text.length - city.length;
+        entities.push({ entity: 'city', start, end: text.length, value: city });
+      }
+      examples.push({ text, intent: `intent_${i}`, entities });
+    }
+  }
+  return { examples, synonyms: {}, regexFeatures: [], lookupTables: [], responses: {} };
+}
+
+const fmt = (x: number | null, d = 3): string => (x === null ? '  n/a' : x.toFixed(d));
+
+export async function main(args: readonly string[]): Promise<void> {
+  const skipNlpJs = args.includes('--skip-nlpjs');
+  const skipSynthetic = args.includes('--skip-synthetic');
+  const results: Record<string, unknown> = {};
+  const totals = { parley: { tp: 0, fp: 0, fn: 0 }, nlpjs: { tp: 0, fp: 0, fn: 0 } };
+  console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
+  console.log(
+    'corpus            engine   acc    intentF1 (tp/fp/fn)     entityF1 (tp/fp/fn)   train ms   p50 µs   p99 µs   parses/s',
+  );
+  for (const name of CORPORA) {
+    const file = join(SHARED, 'datasets', 'braun2017', `${name}.json`);
+    const corpus = readBraunCorpus(readFileSync(file, 'utf8'), file);
+    const parley = await runParley(corpus.train, corpus.test.examples);
+    const line = (engine: string, r: EngineResult): string =>
+      `${name.padEnd(18)}${engine.padEnd(9)}${fmt(r.intentAccuracy)}  ${fmt(r.intentF1)} (${r.counts.tp}/${r.counts.fp}/${r.counts.fn})`.padEnd(
+        55,
+      ) +
+      `${fmt(r.entityF1)} ${r.entityCounts ? `(${r.entityCounts.tp}/${r.entityCounts.fp}/${r.entityCounts.fn})` : ''}`.padEnd(
+        22,
+      ) +
+      `${r.trainMs.toFixed(0).padStart(8)} ${r.p50Us.toFixed(1).padStart(8)} ${r.p99Us.toFixed(1).padStart(8)} ${r.parsesPerSec.toFixed(0).padStart(10)}`;
+    console.log(line('parley', parley));
+    totals.parley.tp += parley.counts.tp;
+    totals.parley.fp += parley.counts.fp;
+    totals.parley.fn += parley.counts.fn;
+    const { model: _model, ...parleyResult } = parley;
+    results[name] = { parley: parleyResult, unlocatedEntities: corpus.unlocatedEntities };
+    if (!skipNlpJs) {
+      const nlpjs = await runNlpJs(corpus.train, corpus.test.examples);
+      console.log(line('nlp.js', nlpjs));
+      totals.nlpjs.tp += nlpjs.counts.tp;
+      totals.nlpjs.fp += nlpjs.counts.fp;
+      totals.nlpjs.fn += nlpjs.counts.fn;
+      (results[name] as Record<string, unknown>)['nlpjs'] = nlpjs;
+    }
+  }
+  console.log(
+    `total intent micro-F1 (None excluded): parley ${fmt(f1(totals.parley))}` +
+      (skipNlpJs ? '' : `, nlp.js ${fmt(f1(totals.nlpjs))}`),
+  );
+  results['totals'] = { parley: f1(totals.parley), nlpjs: skipNlpJs ? null : f1(totals.nlpjs) };
+
+  const moodFile = join(SHARED, 'bots', 'moodbot', 'data', 'nlu.yml');
+  const mood = readNluYaml(readFileSync(moodFile, 'utf8'), moodFile).data;
+  const m0 = performance.now();
+  await trainNlu(mood, { language: 'en', pipeline: null }, { seed: 42 });
+  const moodMs = performance.now() - m0;
+  console.log(
+    `moodbot NLU (default pipeline, ${mood.examples.length} examples): trained in ${moodMs.toFixed(0)} ms`,
+  );
+  results['moodbot'] = { trainMs: moodMs, examples: mood.examples.length };
+
+  if (!skipSynthetic) {
+    const data = syntheticCorpus();
+    let peakRss = process.memoryUsage().rss;
+    const timer = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }, 50);
+    const s0 = performance.now();
+    let lastStage = '';
+    const model = await trainNlu(
+      data,
+      { language: 'en', pipeline: null },
+      {
+        seed: 42,
+        onProgress: (stage) => {
+          if (stage !== lastStage) {
+            lastStage = stage;
+            peakRss = Math.max(peakRss, process.memoryUsage().rss);
+          }
+        },
+      },
+    );
+    const synMs = performance.now() - s0;
+    clearInterval(timer);
+    peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
+    const lat = measureLatency(
+      data.examples.slice(0, 500).map((e) => e.text),
+      (t) => model.parse(t),
+      2000,
+    );
+    const json = JSON.stringify(model.toJSON());
+    console.log(
+      `synthetic ${data.examples.length} utterances / 150 intents (default pipeline): trained in ${(synMs / 1000).toFixed(1)} s, ` +
+        `peak RSS ${(peakRss / 1048576).toFixed(0)} MB, model JSON ${(json.length / 1048576).toFixed(1)} MB, ` +
+        `parse p50 ${lat.p50Us.toFixed(1)} µs p99 ${lat.p99Us.toFixed(1)} µs`,
+    );
+    results['synthetic'] = {
+      trainMs: synMs,
+      peakRssMb: peakRss / 1048576,
+      ...lat,
+      modelJsonBytes: json.length,
+    };
+  }
+  const outDir = join(ROOT, 'bench', 'results');
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'nlu-bench.json'), JSON.stringify(results, null, 2));
+}
