@@ -114,7 +114,12 @@ export {
 } from 'src/core/locking/in-memory-lock-store';
 export { Clock, SystemClock } from 'src/core/ports/clock';
 export { LockStore } from 'src/core/ports/lock-store';
-export { TrackerStore, type RetrieveOptions } from 'src/core/ports/tracker-store';
+export {
+  TrackerStore,
+  type RetrieveOptions,
+  type StoreVersion,
+  type VersionedEvents,
+} from 'src/core/ports/tracker-store';
 export {
   hasSessionExpired,
   needsSessionStart,

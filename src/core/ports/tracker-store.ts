@@ -1,9 +1,26 @@
-import type { SerializedEvent } from 'src/core/events/serialized-event';
+import { type SerializedEvent } from 'src/core/events/serialized-event';
 
 /** Which part of a conversation's event log to read. */
 export interface RetrieveOptions {
   /** Only the latest session: events from the last `action_session_start` on (Rasa's `retrieve`). */
   readonly latestSessionOnly?: boolean;
+}
+
+/**
+ * The version of a stored conversation: `generation` changes whenever the conversation is
+ * created anew (first write, replace, delete), `lastSeq` counts its events.
+ */
+export interface StoreVersion {
+  readonly generation: string;
+  readonly lastSeq: number;
+}
+
+/** A read of the event log together with the version it was read at. */
+export interface VersionedEvents {
+  readonly events: SerializedEvent[];
+  readonly version: StoreVersion;
+  /** Position (1-based) of the first returned event in the whole log. */
+  readonly firstSeq: number;
 }
 
 /**
@@ -17,8 +34,28 @@ export abstract class TrackerStore {
     options?: RetrieveOptions,
   ): Promise<SerializedEvent[] | null>;
 
+  /** Like `retrieve`, with the version read; `null` when the conversation does not exist. */
+  abstract retrieveVersioned(
+    conversationId: string,
+    options?: RetrieveOptions,
+  ): Promise<VersionedEvents | null>;
+
+  /** The current version, or `null` when the conversation does not exist. */
+  abstract version(conversationId: string): Promise<StoreVersion | null>;
+
   /** Appends events after the ones already stored, atomically (all or none). */
   abstract append(conversationId: string, events: readonly SerializedEvent[]): Promise<void>;
+
+  /**
+   * Appends atomically only if the stored conversation is still at `expected` (`null`: it must
+   * not exist yet). Returns the new version, or `null` — and writes nothing — when another
+   * writer got there first.
+   */
+  abstract appendIfUnchanged(
+    conversationId: string,
+    events: readonly SerializedEvent[],
+    expected: StoreVersion | null,
+  ): Promise<StoreVersion | null>;
 
   /** Replaces every stored event of the conversation with `events`, atomically. */
   abstract replace(conversationId: string, events: readonly SerializedEvent[]): Promise<void>;

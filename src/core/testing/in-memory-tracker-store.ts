@@ -1,6 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { ACTION_SESSION_START_NAME } from 'src/core/domain/domain-constants';
 import { type SerializedEvent } from 'src/core/events/serialized-event';
-import { type RetrieveOptions, TrackerStore } from 'src/core/ports/tracker-store';
+import {
+  type RetrieveOptions,
+  type StoreVersion,
+  TrackerStore,
+  type VersionedEvents,
+} from 'src/core/ports/tracker-store';
 
 function copy(events: readonly SerializedEvent[]): SerializedEvent[] {
   return JSON.parse(JSON.stringify(events)) as SerializedEvent[];
@@ -10,39 +16,83 @@ function isSessionStart(event: SerializedEvent): boolean {
   return event.event === 'action' && event.name === ACTION_SESSION_START_NAME;
 }
 
+interface Stored {
+  generation: string;
+  events: SerializedEvent[];
+}
+
 /**
  * TrackerStore in memory (Rasa's `InMemoryTrackerStore`): for tests and single-process runs.
  * Events are copied in and out, so callers never share objects with the store.
  */
 export class InMemoryTrackerStore extends TrackerStore {
-  private readonly conversations = new Map<string, SerializedEvent[]>();
+  private readonly conversations = new Map<string, Stored>();
 
-  retrieve(
+  async retrieve(
     conversationId: string,
     options: RetrieveOptions = {},
   ): Promise<SerializedEvent[] | null> {
-    const events = this.conversations.get(conversationId);
-    if (events === undefined) return Promise.resolve(null);
-    if (!options.latestSessionOnly) return Promise.resolve(copy(events));
+    return (await this.retrieveVersioned(conversationId, options))?.events ?? null;
+  }
+
+  retrieveVersioned(
+    conversationId: string,
+    options: RetrieveOptions = {},
+  ): Promise<VersionedEvents | null> {
+    const stored = this.conversations.get(conversationId);
+    if (stored === undefined) return Promise.resolve(null);
+    const { events } = stored;
     let start = 0;
-    for (let i = events.length - 1; i >= 0; i--) {
-      if (isSessionStart(events[i] as SerializedEvent)) {
-        start = i;
-        break;
+    if (options.latestSessionOnly) {
+      for (let i = events.length - 1; i >= 0; i--) {
+        if (isSessionStart(events[i] as SerializedEvent)) {
+          start = i;
+          break;
+        }
       }
     }
-    return Promise.resolve(copy(events.slice(start)));
+    return Promise.resolve({
+      events: copy(events.slice(start)),
+      version: { generation: stored.generation, lastSeq: events.length },
+      firstSeq: start + 1,
+    });
+  }
+
+  version(conversationId: string): Promise<StoreVersion | null> {
+    const stored = this.conversations.get(conversationId);
+    return Promise.resolve(
+      stored ? { generation: stored.generation, lastSeq: stored.events.length } : null,
+    );
   }
 
   append(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {
-    const stored = this.conversations.get(conversationId) ?? [];
-    this.conversations.set(conversationId, [...stored, ...copy(events)]);
+    if (events.length === 0) return Promise.resolve();
+    const stored = this.conversations.get(conversationId);
+    if (stored) stored.events.push(...copy(events));
+    else this.conversations.set(conversationId, { generation: randomUUID(), events: copy(events) });
     return Promise.resolve();
   }
 
+  async appendIfUnchanged(
+    conversationId: string,
+    events: readonly SerializedEvent[],
+    expected: StoreVersion | null,
+  ): Promise<StoreVersion | null> {
+    const current = await this.version(conversationId);
+    const same =
+      current === null
+        ? expected === null
+        : expected !== null &&
+          current.generation === expected.generation &&
+          current.lastSeq === expected.lastSeq;
+    if (!same) return null;
+    await this.append(conversationId, events);
+    return this.version(conversationId);
+  }
+
   replace(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {
-    this.conversations.set(conversationId, copy(events));
-    return Promise.resolve();
+    this.conversations.delete(conversationId);
+    return this.append(conversationId, events);
   }
 
   delete(conversationId: string): Promise<boolean> {
@@ -50,7 +100,7 @@ export class InMemoryTrackerStore extends TrackerStore {
   }
 
   exists(conversationId: string): Promise<boolean> {
-    return Promise.resolve((this.conversations.get(conversationId)?.length ?? 0) > 0);
+    return Promise.resolve((this.conversations.get(conversationId)?.events.length ?? 0) > 0);
   }
 
   /** Ids of every stored conversation. */

@@ -42,8 +42,9 @@ export class RestAuthGuard implements CanActivate {
 
     const req = context.switchToHttp().getRequest<Request & { user?: RestJwtPayload }>();
     const given: unknown = req.query.token;
-    if (token !== null && typeof given === 'string' && timingSafeEqualStrings(given, token))
-      {return true;}
+    if (token !== null && typeof given === 'string' && timingSafeEqualStrings(given, token)) {
+      return true;
+    }
 
     if (jwtSecret !== null && typeof req.headers.authorization === 'string') {
       await this.jwt.canActivate(context);

@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { conversationIdOf } from 'src/platform/http/conversation-id';
-import { boolParam, floatParam, verbosityParam } from './query-params';
+import { boolParam, floatParam } from './query-params';
 import { TrackerService, type TrackerState } from './tracker.service';
 
 /** Rasa's tracker routes (operations 3–7 and 11). Auth runs first (global guard). */
@@ -15,7 +15,7 @@ export class TrackerController {
     @Query('include_events') includeEvents: unknown,
     @Query('until') until: unknown,
   ): Promise<TrackerState> {
-    return this.trackers.getTracker(id(req), verbosityParam(includeEvents), floatParam(until));
+    return this.trackers.getTracker(id(req), includeEvents, floatParam(until));
   }
 
   @Delete('*conversationId/tracker')

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   Clock,
@@ -6,7 +6,6 @@ import {
   DialogueError,
   type DialogueEvent,
   DialogueStateTracker,
-  type EventVerbosity,
   extractSlotEvents,
   LockStore,
   needsSessionStart,
@@ -15,45 +14,53 @@ import {
   serializeEvent,
   splitSessions,
   startSession,
+  type StoreVersion,
   TrackerStore,
   type UserUttered,
   validateEventsPayload,
   writeTestStories,
 } from 'src/core';
 import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { verbosityParam } from './query-params';
+import { type CachedSession, SessionCache } from './session-cache';
 
 export type TrackerState = Record<string, unknown>;
 
+/** Writes retried after another writer changed the conversation underneath us. */
+const MAX_WRITE_ATTEMPTS = 5;
+
 /**
- * The tracker operations of the REST API (Rasa's operations 3–7 and 11): reads and writes of a
- * conversation's event log, each write under the conversation's lock.
+ * The tracker operations of the REST API (Rasa's operations 3–7 and 11). Writes run under the
+ * conversation's lock on the latest session, kept built in a cache; each write is one
+ * conditional append, so a cache that another instance made stale is detected and reloaded.
  */
 @Injectable()
 export class TrackerService {
+  private readonly cache: SessionCache;
+
   constructor(
     private readonly store: TrackerStore,
     private readonly locks: LockStore,
     private readonly clock: Clock,
     private readonly assistants: AssistantRegistry,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.cache = new SessionCache(config.trackerCacheSize);
+  }
 
-  /** Op 3. Unknown conversations get a session start in memory, which is not stored. */
+  /** Op 3: every stored session. Unknown conversations get a session start that is not stored. */
   async getTracker(
     conversationId: string,
-    verbosity: EventVerbosity,
+    includeEvents: unknown,
     until: number | null,
   ): Promise<TrackerState> {
     const assistant = this.assistants.require();
-    const stored = await this.store.retrieve(conversationId);
-    let tracker = this.build(conversationId, stored ?? [], assistant);
+    const verbosity = verbosityParam(includeEvents);
+    let tracker = await this.fullTracker(conversationId, assistant);
     if (tracker.events.length === 0) {
-      for (const e of startSession(
-        tracker,
-        assistant.domain,
-        this.clock.now(),
-        this.stamp(assistant),
-      )) {
+      const now = this.clock.now();
+      for (const e of startSession(tracker, assistant.domain, now, this.stamp(assistant))) {
         tracker.update(e);
       }
     }
@@ -61,7 +68,7 @@ export class TrackerService {
     return tracker.currentState(verbosity);
   }
 
-  /** Op 5: validated events are appended after the stored ones (after a session start for a new conversation). */
+  /** Op 5: events appended after the stored ones (after a session start for a new conversation). */
   async appendEvents(
     conversationId: string,
     body: unknown,
@@ -70,27 +77,19 @@ export class TrackerService {
     const assistant = this.assistants.require();
     const raw = this.validated(body);
     const verbosity = verbosityParam(includeEvents);
-    return this.locks.withLock(conversationId, async () => {
-      const now = this.clock.now();
-      const stored = await this.store.retrieve(conversationId, { latestSessionOnly: true });
-      const tracker = this.build(conversationId, stored ?? [], assistant);
+    const stamped = raw.map((r) => this.withModelMetadata(r, assistant));
+    const tracker = await this.write(conversationId, assistant, (t, now) => {
       const fresh: DialogueEvent[] = [];
-      if (tracker.events.length === 0 && !startsWithSessionStart(raw)) {
-        fresh.push(...startSession(tracker, assistant.domain, now, this.stamp(assistant)));
+      if (t.events.length === 0 && !startsWithSessionStart(raw)) {
+        fresh.push(...startSession(t, assistant.domain, now, this.stamp(assistant)));
       }
       // Events posted without a time get one after the session start just added.
       const postedAt = after(fresh, now);
-      for (const r of raw)
-        {fresh.push(
-          this.withModelMetadata(
-            deserializeEvent(r, () => postedAt),
-            assistant,
-          ),
-        );}
-      for (const e of fresh) tracker.update(e);
-      await this.store.append(conversationId, fresh.map(serializeEvent));
-      return tracker.currentState(verbosity);
+      for (const r of stamped) fresh.push(deserializeEvent(r, () => postedAt));
+      for (const e of fresh) t.update(e);
+      return fresh;
     });
+    return tracker.currentState(verbosity);
   }
 
   /** Op 6: the stored events become exactly the posted list, atomically. */
@@ -99,17 +98,17 @@ export class TrackerService {
     body: unknown,
     includeEvents: unknown,
   ): Promise<TrackerState> {
-    this.assistants.require();
+    const assistant = this.assistants.require();
     if (body !== undefined && !Array.isArray(body)) {
       throw new DialogueError(
         'EVENTS.INVALID',
         'Failed to validate the events format. For more information about the format visit the docs. Error: the body of a replace must be a list of events.',
       );
     }
-    const assistant = this.assistants.require();
     const raw = this.validated(body);
     const verbosity = verbosityParam(includeEvents);
     return this.locks.withLock(conversationId, async () => {
+      this.cache.delete(conversationId);
       const now = this.clock.now();
       const events = raw.map((r) => deserializeEvent(r, () => now));
       const tracker = DialogueStateTracker.fromEvents(conversationId, events, assistant.domain);
@@ -118,10 +117,11 @@ export class TrackerService {
     });
   }
 
-  /** Op 4 (Rasa Pro): 404 for an unknown conversation. */
+  /** Op 4 (Rasa Pro): 204, or 404 for an unknown conversation. */
   async deleteTracker(conversationId: string): Promise<void> {
     this.assistants.require();
     await this.locks.withLock(conversationId, async () => {
+      this.cache.delete(conversationId);
       const deleted = await this.store.delete(conversationId);
       if (!deleted) throw conversationNotFound();
     });
@@ -135,17 +135,15 @@ export class TrackerService {
   ): Promise<string> {
     const assistant = this.assistants.require();
     const stored = await this.store.retrieve(conversationId, { latestSessionOnly: !allSessions });
-    const events = (stored ?? []).map((r) => deserializeEvent(r, () => this.clock.now()));
+    const events = this.deserialize(stored ?? []);
     let sessions = allSessions ? splitSessions(events) : [events];
     if (until !== null) {
       sessions = sessions
-        .map(
-          (s) =>
-            DialogueStateTracker.fromEvents(conversationId, s, assistant.domain).travelBackInTime(
-              until,
-            ).events,
-        )
-        .map((s) => [...s])
+        .map((s) => [
+          ...DialogueStateTracker.fromEvents(conversationId, s, assistant.domain).travelBackInTime(
+            until,
+          ).events,
+        ])
         .filter((s) => s.length > 0);
       if (sessions.length === 0) sessions = [[]];
     }
@@ -158,7 +156,7 @@ export class TrackerService {
     body: unknown,
     includeEvents: unknown,
   ): Promise<TrackerState> {
-    this.assistants.require();
+    const assistant = this.assistants.require();
     if (
       body === undefined ||
       body === null ||
@@ -171,46 +169,119 @@ export class TrackerService {
     }
     const verbosity = verbosityParam(includeEvents);
     const message = messageBody(body);
-    const assistant = this.assistants.require();
-    return this.locks.withLock(conversationId, async () => {
-      const now = this.clock.now();
-      const stored = await this.store.retrieve(conversationId, { latestSessionOnly: true });
-      const tracker = this.build(conversationId, stored ?? [], assistant);
+    const messageId = randomUUID().replace(/-/g, '');
+    const parseData = message.parse_data ?? parseWithRegex(message.text);
+    const rawUser: Record<string, unknown> = {
+      event: 'user',
+      metadata: this.stamp(assistant),
+      text: message.text,
+      parse_data: { ...parseData, text: message.text, message_id: messageId },
+      input_channel: null,
+      message_id: messageId,
+    };
+    const validUser = this.validated(rawUser)[0] ?? rawUser;
+    const tracker = await this.write(conversationId, assistant, (t, now) => {
       const fresh: DialogueEvent[] = [];
       const apply = (events: readonly DialogueEvent[]): void => {
         for (const e of events) {
-          tracker.update(e);
+          t.update(e);
           fresh.push(e);
         }
       };
-      if (needsSessionStart(tracker, assistant.domain, now)) {
-        apply(startSession(tracker, assistant.domain, now, this.stamp(assistant)));
+      if (needsSessionStart(t, assistant.domain, now)) {
+        apply(startSession(t, assistant.domain, now, this.stamp(assistant)));
       }
-      const parseData = message.parse_data ?? parseWithRegex(message.text);
-      const messageId = randomUUID().replace(/-/g, '');
       const userAt = after(fresh, now);
-      const rawUser = {
-        event: 'user',
-        timestamp: userAt,
-        metadata: this.stamp(assistant),
-        text: message.text,
-        parse_data: { ...parseData, text: message.text, message_id: messageId },
-        input_channel: null,
-        message_id: messageId,
-      };
-      const user = userUttered(this.validated(rawUser)[0] ?? rawUser, now);
+      const user = asUserEvent(deserializeEvent({ ...validUser, timestamp: userAt }, () => now));
       apply([user]);
+      const slots = extractSlotEvents(assistant.domain, {
+        message: user,
+        slotValue: (name) => t.getSlot(name),
+        activeLoop: t.activeLoop?.name ?? null,
+        now: userAt + 0.001,
+      });
       apply(
-        extractSlotEvents(assistant.domain, {
-          message: user,
-          slotValue: (name) => tracker.getSlot(name),
-          activeLoop: tracker.activeLoop?.name ?? null,
-          now: userAt + 0.001,
-        }).map((e) => this.withModelMetadata(e, assistant)),
+        slots.map((e) =>
+          deserializeEvent(this.withModelMetadata(serializeEvent(e), assistant), () => now),
+        ),
       );
-      await this.store.append(conversationId, fresh.map(serializeEvent));
-      return tracker.currentState(verbosity);
+      return fresh;
     });
+    return tracker.currentState(verbosity);
+  }
+
+  /**
+   * Runs `produce` on the conversation's latest session under its lock — it applies its events
+   * to the tracker and returns them — and stores them with one conditional append. The cached session is taken out of the cache while it
+   * is being changed, so readers never see events that are not stored yet.
+   */
+  private write(
+    conversationId: string,
+    assistant: LoadedAssistant,
+    produce: (tracker: DialogueStateTracker, now: number) => DialogueEvent[],
+  ): Promise<DialogueStateTracker> {
+    return this.locks.withLock(conversationId, async () => {
+      for (let attempt = 1; ; attempt++) {
+        const session = await this.latestSession(conversationId, assistant, attempt > 1);
+        this.cache.delete(conversationId);
+        const events = produce(session.tracker, this.clock.now());
+        const version = await this.store.appendIfUnchanged(
+          conversationId,
+          events.map(serializeEvent),
+          session.version,
+        );
+        if (version !== null) {
+          session.version = version;
+          this.cache.set(conversationId, session);
+          return session.tracker;
+        }
+        if (attempt >= MAX_WRITE_ATTEMPTS) {
+          throw new DialogueError(
+            'TRACKER.CONVERSATION_ERROR',
+            `Conversation '${conversationId}' kept changing under concurrent writers; the events were not stored. Use LOCK_STORE=postgres when several instances share a database.`,
+          );
+        }
+      }
+    });
+  }
+
+  /** The latest session, from the cache or the store. */
+  private async latestSession(
+    conversationId: string,
+    assistant: LoadedAssistant,
+    reload: boolean,
+  ): Promise<CachedSession> {
+    const cached = reload ? undefined : this.cache.get(conversationId);
+    if (cached !== undefined) return cached;
+    const read = await this.store.retrieveVersioned(conversationId, { latestSessionOnly: true });
+    return {
+      tracker: this.build(conversationId, read?.events ?? [], assistant),
+      version: read?.version ?? null,
+      firstSeq: read?.firstSeq ?? 1,
+    };
+  }
+
+  /**
+   * Every stored event of the conversation as a tracker. A cached session that covers the whole
+   * log is reused after a one-row version check; otherwise the log is read and, when it is a
+   * single session, cached.
+   */
+  private async fullTracker(
+    conversationId: string,
+    assistant: LoadedAssistant,
+  ): Promise<DialogueStateTracker> {
+    const cached = this.cache.get(conversationId);
+    if (cached !== undefined && cached.firstSeq === 1 && cached.version !== null) {
+      const current = await this.store.version(conversationId);
+      if (sameVersion(current, cached.version)) return cached.tracker.copy();
+    }
+    const read = await this.store.retrieveVersioned(conversationId);
+    const tracker = this.build(conversationId, read?.events ?? [], assistant);
+    if (read !== null && splitSessions(tracker.events).length <= 1) {
+      this.cache.set(conversationId, { tracker, version: read.version, firstSeq: 1 });
+      return tracker.copy();
+    }
+    return tracker;
   }
 
   private build(
@@ -218,8 +289,16 @@ export class TrackerService {
     stored: readonly SerializedEvent[],
     assistant: LoadedAssistant,
   ): DialogueStateTracker {
-    const events = stored.map((r) => deserializeEvent(r, () => this.clock.now()));
-    return DialogueStateTracker.fromEvents(conversationId, events, assistant.domain);
+    return DialogueStateTracker.fromEvents(
+      conversationId,
+      this.deserialize(stored),
+      assistant.domain,
+    );
+  }
+
+  private deserialize(stored: readonly SerializedEvent[]): DialogueEvent[] {
+    const now = (): number => this.clock.now();
+    return stored.map((r) => deserializeEvent(r, now));
   }
 
   private validated(body: unknown): Record<string, unknown>[] {
@@ -232,15 +311,25 @@ export class TrackerService {
     return { model_id: assistant.modelId, assistant_id: assistant.assistantId };
   }
 
-  /** Adds model_id / assistant_id to the event's metadata unless they are already set. */
-  private withModelMetadata(event: DialogueEvent, assistant: LoadedAssistant): DialogueEvent {
-    const raw = serializeEvent(event);
-    const metadata = {
-      ...this.stamp(assistant),
-      ...((raw.metadata as Record<string, unknown> | undefined) ?? {}),
-    };
-    return deserializeEvent({ ...raw, metadata }, () => this.clock.now());
+  /** Adds model_id / assistant_id to a raw event's metadata unless they are already set. */
+  private withModelMetadata(
+    raw: Record<string, unknown>,
+    assistant: LoadedAssistant,
+  ): Record<string, unknown> {
+    const given = raw.metadata;
+    const metadata =
+      typeof given === 'object' && given !== null && !Array.isArray(given)
+        ? { ...this.stamp(assistant), ...(given as Record<string, unknown>) }
+        : this.stamp(assistant);
+    return { ...raw, metadata };
   }
+}
+
+function sameVersion(a: StoreVersion | null, b: StoreVersion | null): boolean {
+  return (
+    a === b ||
+    (a !== null && b !== null && a.generation === b.generation && a.lastSeq === b.lastSeq)
+  );
 }
 
 function startsWithSessionStart(raw: readonly Record<string, unknown>[]): boolean {
@@ -253,11 +342,10 @@ function startsWithSessionStart(raw: readonly Record<string, unknown>[]): boolea
 /** A time for the next event: `now`, or just after the last of `events` if that is later. */
 function after(events: readonly DialogueEvent[], now: number): number {
   const last = events[events.length - 1]?.timestamp;
-  return last !== undefined && last >= now ? last + 0.001 : now;
+  return last !== undefined && last >= now ? Math.round((last + 0.001) * 1e6) / 1e6 : now;
 }
 
-function userUttered(raw: Record<string, unknown>, now: number): UserUttered {
-  const event = deserializeEvent(raw, () => now);
+function asUserEvent(event: DialogueEvent): UserUttered {
   if (event.type !== 'user') throw new Error('expected a user event');
   return event;
 }
@@ -276,10 +364,7 @@ function messageBody(body: unknown): MessageBody {
     throw new DialogueError(
       'REQUEST.INVALID_PARAMETER',
       'The request body must be a JSON object with "text" and "sender".',
-      {
-        parameter: 'body',
-        in: 'body',
-      },
+      { parameter: 'body', in: 'body' },
     );
   }
   const b = body as Record<string, unknown>;

@@ -1,13 +1,81 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type RetrieveOptions, type SerializedEvent, TrackerStore } from 'src/core';
+import {
+  type RetrieveOptions,
+  type SerializedEvent,
+  type StoreVersion,
+  TrackerStore,
+  type VersionedEvents,
+} from 'src/core';
 import { DataSource, type EntityManager } from 'typeorm';
-import { toEventRows } from './persistence/conversation-event.mapper';
+import { type EventRows, toEventRows } from './persistence/conversation-event.mapper';
+
+/** Inserts the batch at the positions after `up.last_seq - n` (one statement, any size). */
+const INSERT_EVENTS = `
+  INSERT INTO conversation_event (conversation_id, seq, type_name, "timestamp", intent_name, action_name, data)
+  SELECT $1, up.last_seq - $4::int + x.ord, x.t, x.ts, x.i, x.a, x.d
+  FROM up, unnest($6::text[], $7::float8[], $8::text[], $9::text[], $10::json[])
+    WITH ORDINALITY AS x(t, ts, i, a, d, ord)`;
+
+/** New session start pointer: the batch's last action_session_start ($5, 0-based) if any. */
+const SESSION_START = (oldLastSeq: string): string =>
+  `CASE WHEN $5::int >= 0 THEN ${oldLastSeq} + $5::int + 1 ELSE c.session_start_seq END`;
+
+/** Upsert: creates the conversation or moves its end; serialises writers at the row lock. */
+const UPSERT_APPEND = `
+  WITH up AS (
+    INSERT INTO conversation AS c (id, started_at, latest_event_time, last_seq, session_start_seq)
+    VALUES ($1, $2, $3, $4, CASE WHEN $5::int >= 0 THEN $5::int + 1 END)
+    ON CONFLICT (id) DO UPDATE SET
+      last_seq = c.last_seq + $4,
+      latest_event_time = GREATEST(c.latest_event_time, EXCLUDED.latest_event_time),
+      session_start_seq = ${SESSION_START('c.last_seq')},
+      updated_at = now()
+    RETURNING c.generation, c.last_seq
+  ), ins AS (${INSERT_EVENTS})
+  SELECT generation, last_seq FROM up`;
+
+/** Conditional append to a conversation that must not exist yet. */
+const CREATE_APPEND = `
+  WITH up AS (
+    INSERT INTO conversation AS c (id, started_at, latest_event_time, last_seq, session_start_seq)
+    VALUES ($1, $2, $3, $4, CASE WHEN $5::int >= 0 THEN $5::int + 1 END)
+    ON CONFLICT (id) DO NOTHING
+    RETURNING c.generation, c.last_seq
+  ), ins AS (${INSERT_EVENTS})
+  SELECT generation, last_seq FROM up`;
+
+/** Conditional append to a conversation that must still be at version ($11, $12). */
+const VERSIONED_APPEND = `
+  WITH up AS (
+    UPDATE conversation AS c SET
+      last_seq = c.last_seq + $4,
+      latest_event_time = GREATEST(c.latest_event_time, $3),
+      session_start_seq = ${SESSION_START('c.last_seq')},
+      updated_at = now()
+    WHERE c.id = $1 AND c.generation = $11::uuid AND c.last_seq = $12::int AND $2::float8 IS NOT NULL
+    RETURNING c.generation, c.last_seq
+  ), ins AS (${INSERT_EVENTS})
+  SELECT generation, last_seq FROM up`;
+
+/** All events (or the latest session) as one JSON array text, with the version read. */
+const READ_EVENTS = (latestSessionOnly: boolean): string => `
+  SELECT c.generation, c.last_seq, c.session_start_seq,
+    (SELECT json_agg(e.data ORDER BY e.seq)::text FROM conversation_event e
+      WHERE e.conversation_id = c.id
+      ${latestSessionOnly ? 'AND e.seq >= COALESCE(c.session_start_seq, 0)' : ''}) AS events
+  FROM conversation c WHERE c.id = $1`;
+
+interface VersionRow {
+  generation: string;
+  last_seq: number;
+}
 
 /**
- * TrackerStore on PostgreSQL. Every write is one transaction: an upsert of the conversation row
- * hands out the sequence numbers (and row-locks the conversation against concurrent writers),
- * then one `INSERT … SELECT unnest(…)` stores the whole batch, whatever its size.
+ * TrackerStore on PostgreSQL. Every append is ONE statement: a data-modifying CTE that moves
+ * the conversation row's end (handing out sequence numbers, row-locking concurrent writers)
+ * and inserts the whole batch through `unnest`. Reads aggregate the events server-side into
+ * one JSON array, so the client parses one string instead of thousands of rows.
  */
 @Injectable()
 export class TypeOrmTrackerStore extends TrackerStore {
@@ -19,29 +87,65 @@ export class TypeOrmTrackerStore extends TrackerStore {
     conversationId: string,
     options: RetrieveOptions = {},
   ): Promise<SerializedEvent[] | null> {
-    const rows = await this.dataSource.query<Array<{ data: SerializedEvent }>>(
-      options.latestSessionOnly
-        ? `SELECT e.data FROM conversation c JOIN conversation_event e ON e.conversation_id = c.id
-             AND e.seq >= COALESCE(c.session_start_seq, 0)
-           WHERE c.id = $1 ORDER BY e.seq`
-        : `SELECT data FROM conversation_event WHERE conversation_id = $1 ORDER BY seq`,
+    return (await this.retrieveVersioned(conversationId, options))?.events ?? null;
+  }
+
+  async retrieveVersioned(
+    conversationId: string,
+    options: RetrieveOptions = {},
+  ): Promise<VersionedEvents | null> {
+    const latest = options.latestSessionOnly === true;
+    const rows = await this.dataSource.query<
+      Array<VersionRow & { session_start_seq: number | null; events: string | null }>
+    >(READ_EVENTS(latest), [conversationId]);
+    const row = rows[0];
+    if (row === undefined || row.events === null) return null;
+    return {
+      events: JSON.parse(row.events) as SerializedEvent[],
+      version: { generation: row.generation, lastSeq: row.last_seq },
+      firstSeq: latest ? Math.max(1, row.session_start_seq ?? 1) : 1,
+    };
+  }
+
+  async version(conversationId: string): Promise<StoreVersion | null> {
+    const rows = await this.dataSource.query<VersionRow[]>(
+      'SELECT generation, last_seq FROM conversation WHERE id = $1',
       [conversationId],
     );
-    if (rows.length === 0) return null;
-    return rows.map((r) => r.data);
+    const row = rows[0];
+    return row ? { generation: row.generation, lastSeq: row.last_seq } : null;
   }
 
   async append(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await this.dataSource.transaction((manager) =>
-      this.appendWith(manager, conversationId, events),
-    );
+    await this.dataSource.query(UPSERT_APPEND, params(conversationId, toEventRows(events)));
+  }
+
+  async appendIfUnchanged(
+    conversationId: string,
+    events: readonly SerializedEvent[],
+    expected: StoreVersion | null,
+  ): Promise<StoreVersion | null> {
+    if (events.length === 0) return expected ?? (await this.version(conversationId));
+    const rows = toEventRows(events);
+    const result =
+      expected === null
+        ? await this.dataSource.query<VersionRow[]>(CREATE_APPEND, params(conversationId, rows))
+        : await this.dataSource.query<VersionRow[]>(VERSIONED_APPEND, [
+            ...params(conversationId, rows),
+            expected.generation,
+            expected.lastSeq,
+          ]);
+    const row = result[0];
+    return row ? { generation: row.generation, lastSeq: row.last_seq } : null;
   }
 
   async replace(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.dataSource.transaction(async (manager: EntityManager) => {
       await manager.query('DELETE FROM conversation WHERE id = $1', [conversationId]);
-      await this.appendWith(manager, conversationId, events);
+      if (events.length > 0) {
+        await manager.query(UPSERT_APPEND, params(conversationId, toEventRows(events)));
+      }
     });
   }
 
@@ -54,42 +158,24 @@ export class TypeOrmTrackerStore extends TrackerStore {
   }
 
   async exists(conversationId: string): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>('SELECT 1 FROM conversation WHERE id = $1', [
-      conversationId,
-    ]);
-    return rows.length > 0;
+    return (await this.version(conversationId)) !== null;
   }
+}
 
-  private async appendWith(
-    manager: EntityManager,
-    conversationId: string,
-    events: readonly SerializedEvent[],
-  ): Promise<void> {
-    if (events.length === 0) return;
-    const rows = toEventRows(events);
-    const n = events.length;
-    // Index (0-based) of the last action_session_start in the batch, or -1.
-    const lastSessionStart = rows.lastSessionStartIndex;
-    const first = rows.timestamps[0] ?? 0;
-    const last = rows.timestamps[n - 1] ?? first;
-    const upsert = await manager.query<Array<{ last_seq: number }>>(
-      `INSERT INTO conversation AS c (id, started_at, latest_event_time, last_seq, session_start_seq)
-       VALUES ($1, $2, $3, $4, CASE WHEN $5::int >= 0 THEN $5::int + 1 ELSE NULL END)
-       ON CONFLICT (id) DO UPDATE SET
-         last_seq = c.last_seq + $4,
-         latest_event_time = GREATEST(c.latest_event_time, EXCLUDED.latest_event_time),
-         session_start_seq = CASE WHEN $5::int >= 0 THEN c.last_seq + $5::int + 1 ELSE c.session_start_seq END,
-         updated_at = now()
-       RETURNING last_seq`,
-      [conversationId, first, last, n, lastSessionStart],
-    );
-    const lastSeq = upsert[0]?.last_seq ?? n;
-    const base = lastSeq - n;
-    await manager.query(
-      `INSERT INTO conversation_event (conversation_id, seq, type_name, "timestamp", intent_name, action_name, data)
-       SELECT $1, $2::int + ord, t, ts, i, a, d
-       FROM unnest($3::text[], $4::float8[], $5::text[], $6::text[], $7::json[]) WITH ORDINALITY AS x(t, ts, i, a, d, ord)`,
-      [conversationId, base, rows.types, rows.timestamps, rows.intents, rows.actions, rows.data],
-    );
-  }
+function params(conversationId: string, rows: EventRows): unknown[] {
+  const n = rows.types.length;
+  const first = rows.timestamps[0] ?? 0;
+  const last = rows.timestamps[n - 1] ?? first;
+  return [
+    conversationId,
+    first,
+    last,
+    n,
+    rows.lastSessionStartIndex,
+    rows.types,
+    rows.timestamps,
+    rows.intents,
+    rows.actions,
+    rows.data,
+  ];
 }

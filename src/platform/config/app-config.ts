@@ -32,6 +32,8 @@ export interface AppConfig {
     readonly domain: string | null;
     readonly remoteStorage: string | null;
   };
+  /** Conversations whose latest session is kept built in memory (0 = no cache). */
+  readonly trackerCacheSize: number;
   readonly inspect: boolean;
   readonly logLevel: LogLevel;
 }

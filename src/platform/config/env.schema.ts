@@ -66,6 +66,8 @@ export class EnvSchema {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) LOCK_TIMEOUT_MS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) TRACKER_CACHE_SIZE?: number;
+
   @IsOptional() @IsString() PARLEY_CREDENTIALS?: string;
 
   @IsOptional() @IsString() PARLEY_ENDPOINTS?: string;

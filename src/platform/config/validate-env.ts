@@ -68,6 +68,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
       domain: schema.PARLEY_DOMAIN ?? null,
       remoteStorage: schema.PARLEY_REMOTE_STORAGE ?? null,
     },
+    trackerCacheSize: schema.TRACKER_CACHE_SIZE ?? 1000,
     inspect: schema.PARLEY_INSPECT ?? false,
     logLevel: (schema.LOG_LEVEL ?? 'info') as LogLevel,
   };
@@ -107,6 +108,7 @@ export const ENV_KEYS = [
   'DATABASE_POOL_SIZE',
   'LOCK_STORE',
   'LOCK_TIMEOUT_MS',
+  'TRACKER_CACHE_SIZE',
   'PARLEY_CREDENTIALS',
   'PARLEY_ENDPOINTS',
   'PARLEY_MODEL',

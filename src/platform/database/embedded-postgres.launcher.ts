@@ -75,7 +75,8 @@ export async function startEmbeddedPostgres(
     if (!existsSync(join(clusterDir, 'PG_VERSION'))) await pg.initialise();
     await pg.start();
   } catch (e) {
-    const why = e instanceof Error ? e.message : typeof e === 'string' ? e : 'postgres exited early';
+    const why =
+      e instanceof Error ? e.message : typeof e === 'string' ? e : 'postgres exited early';
     throw new Error(
       `Could not start the embedded PostgreSQL in ${clusterDir} on port ${port}: ${why}\n${messages.slice(-10).join('\n')}`,
     );

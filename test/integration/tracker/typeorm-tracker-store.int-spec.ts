@@ -105,4 +105,40 @@ describe(TypeOrmTrackerStore.name, () => {
       { seq: 2, type_name: 'action', intent_name: null, action_name: 'utter_greet' },
     ]);
   });
+
+  it('appends conditionally on the version and writes nothing on a conflict', async () => {
+    const c = id('versioned');
+    const v1 = await store.appendIfUnchanged(c, [ev('pause', 1)], null);
+    expect(v1).toEqual({ generation: expect.any(String), lastSeq: 1 });
+    expect(await store.appendIfUnchanged(c, [ev('resume', 2)], null)).toBeNull();
+    const v2 = await store.appendIfUnchanged(c, [ev('resume', 2), ev('pause', 3)], v1);
+    expect(v2).toEqual({ generation: v1!.generation, lastSeq: 3 });
+    expect(await store.appendIfUnchanged(c, [ev('restart', 4)], v1)).toBeNull();
+    expect((await store.retrieve(c))?.map((e) => e.event)).toEqual(['pause', 'resume', 'pause']);
+    expect(await store.version(c)).toEqual(v2);
+  });
+
+  it('gives a replaced or re-created conversation a new generation', async () => {
+    const c = id('generation');
+    const v1 = await store.appendIfUnchanged(c, [ev('pause', 1)], null);
+    await store.replace(c, [ev('resume', 2)]);
+    const v2 = await store.version(c);
+    expect(v2?.lastSeq).toBe(1);
+    expect(v2?.generation).not.toBe(v1?.generation);
+    expect(await store.appendIfUnchanged(c, [ev('pause', 3)], v1)).toBeNull();
+    await store.delete(c);
+    expect(await store.appendIfUnchanged(c, [ev('pause', 3)], v2)).toBeNull();
+    expect(await store.exists(c)).toBe(false);
+  });
+
+  it('reads the latest session with its version and position', async () => {
+    const c = id('versioned-read');
+    await store.append(c, [ev('action', 1, { name: 'action_session_start' }), ev('pause', 2)]);
+    await store.append(c, [ev('action', 3, { name: 'action_session_start' }), ev('resume', 4)]);
+    const read = await store.retrieveVersioned(c, { latestSessionOnly: true });
+    expect(read?.firstSeq).toBe(3);
+    expect(read?.version.lastSeq).toBe(4);
+    expect(read?.events.map((e) => e.timestamp)).toEqual([3, 4]);
+    expect(await store.retrieveVersioned(id('absent'))).toBeNull();
+  });
 });

@@ -29,8 +29,9 @@ export function toEventRows(events: readonly SerializedEvent[]): EventRows {
       ACTION_EVENTS.has(event.event) && typeof event.name === 'string' ? event.name : null;
     rows.actions.push(action);
     rows.data.push(JSON.stringify(event));
-    if (event.event === 'action' && action === 'action_session_start')
-      {rows.lastSessionStartIndex = index;}
+    if (event.event === 'action' && action === 'action_session_start') {
+      rows.lastSessionStartIndex = index;
+    }
   });
   return rows;
 }

@@ -15,6 +15,9 @@ export class ConversationEntity {
   @Column({ name: 'last_seq', type: 'integer' })
   lastSeq!: number;
 
+  @Column({ type: 'uuid', default: () => 'gen_random_uuid()' })
+  generation!: string;
+
   @Column({ name: 'session_start_seq', type: 'integer', nullable: true })
   sessionStartSeq!: number | null;
 

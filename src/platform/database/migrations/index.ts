@@ -1,4 +1,8 @@
 import { CreateConversationEvents1763769600000 } from './1763769600000-CreateConversationEvents';
+import { AddConversationGeneration1763769700000 } from './1763769700000-AddConversationGeneration';
 
 /** Every migration, in order. New migrations are appended here. */
-export const MIGRATIONS = [CreateConversationEvents1763769600000];
+export const MIGRATIONS = [
+  CreateConversationEvents1763769600000,
+  AddConversationGeneration1763769700000,
+];
