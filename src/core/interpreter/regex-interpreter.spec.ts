@@ -1,7 +1,7 @@
 import { parseWithRegex } from './regex-interpreter';
 
 describe('parseWithRegex', () => {
-  it('reads an intent with a confidence and entities, in Rasa\'s order', () => {
+  it("reads an intent with a confidence and entities, in Rasa's order", () => {
     const r = parseWithRegex('/greet@0.8{"name": "Sara"}');
     expect(r.intent).toEqual({ name: 'greet', confidence: 0.8 });
     expect(r.entities).toEqual([{ entity: 'name', value: 'Sara', start: 10, end: 26 }]);
