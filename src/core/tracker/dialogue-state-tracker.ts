@@ -10,6 +10,7 @@ import {
 import { type JsonObject } from 'src/core/events/event-base';
 import { serializeEvent } from 'src/core/events/event-codec';
 import { cloneJson, jsonEqual } from 'src/core/events/json-values';
+import { type SerializedEvent } from 'src/core/events/serialized-event';
 import { userUttered, type UserUttered } from 'src/core/events/user-uttered';
 import { appliedEvents } from 'src/core/tracker/applied-events';
 import { EventVerbosity } from 'src/core/tracker/event-verbosity';
@@ -231,9 +232,13 @@ export class DialogueStateTracker {
 
   /**
    * The tracker as JSON (Rasa `current_state`), keys in Rasa's order. `events` holds the
-   * serialised events of the verbosity, or `null` for `NONE`.
+   * serialised events of the verbosity, or `null` for `NONE`. `serialize` may hand out an
+   * event's already serialised form (e.g. as stored) instead of serialising it again.
    */
-  currentState(verbosity: EventVerbosity = EventVerbosity.NONE): JsonObject {
+  currentState(
+    verbosity: EventVerbosity = EventVerbosity.NONE,
+    serialize: (event: DialogueEvent) => SerializedEvent = serializeEvent,
+  ): JsonObject {
     const events = this.eventsForVerbosity(verbosity);
     return {
       sender_id: this.senderId,
@@ -243,7 +248,7 @@ export class DialogueStateTracker {
       followup_action: this.followup,
       paused: this.pausedFlag,
       stack: this.stackState,
-      events: events === null ? null : events.map(serializeEvent),
+      events: events === null ? null : events.map((e) => serialize(e)),
       latest_input_channel: this.latestInputChannel,
       active_loop: this.loop
         ? {

@@ -38,6 +38,13 @@ const MAX_WRITE_ATTEMPTS = 5;
 @Injectable()
 export class TrackerService {
   private readonly cache: SessionCache;
+  /**
+   * The stored (wire) form of events read from or written to the store, so responses reuse it
+   * instead of serialising every event again. Entries go with their events.
+   */
+  private readonly wireForm = new WeakMap<DialogueEvent, SerializedEvent>();
+  private readonly serialize = (event: DialogueEvent): SerializedEvent =>
+    this.wireForm.get(event) ?? serializeEvent(event);
 
   constructor(
     private readonly store: TrackerStore,
@@ -59,13 +66,14 @@ export class TrackerService {
     const verbosity = verbosityParam(includeEvents);
     let tracker = await this.fullTracker(conversationId, assistant);
     if (tracker.events.length === 0) {
+      tracker = DialogueStateTracker.fromEvents(conversationId, [], assistant.domain);
       const now = this.clock.now();
       for (const e of startSession(tracker, assistant.domain, now, this.stamp(assistant))) {
         tracker.update(e);
       }
     }
     if (until !== null) tracker = tracker.travelBackInTime(until);
-    return tracker.currentState(verbosity);
+    return tracker.currentState(verbosity, this.serialize);
   }
 
   /** Op 5: events appended after the stored ones (after a session start for a new conversation). */
@@ -89,7 +97,7 @@ export class TrackerService {
       for (const e of fresh) t.update(e);
       return fresh;
     });
-    return tracker.currentState(verbosity);
+    return tracker.currentState(verbosity, this.serialize);
   }
 
   /** Op 6: the stored events become exactly the posted list, atomically. */
@@ -113,7 +121,7 @@ export class TrackerService {
       const events = raw.map((r) => deserializeEvent(r, () => now));
       const tracker = DialogueStateTracker.fromEvents(conversationId, events, assistant.domain);
       await this.store.replace(conversationId, events.map(serializeEvent));
-      return tracker.currentState(verbosity);
+      return tracker.currentState(verbosity, this.serialize);
     });
   }
 
@@ -207,7 +215,7 @@ export class TrackerService {
       );
       return fresh;
     });
-    return tracker.currentState(verbosity);
+    return tracker.currentState(verbosity, this.serialize);
   }
 
   /**
@@ -225,11 +233,12 @@ export class TrackerService {
         const session = await this.latestSession(conversationId, assistant, attempt > 1);
         this.cache.delete(conversationId);
         const events = produce(session.tracker, this.clock.now());
-        const version = await this.store.appendIfUnchanged(
-          conversationId,
-          events.map(serializeEvent),
-          session.version,
-        );
+        const wire = events.map((e) => {
+          const w = serializeEvent(e);
+          this.wireForm.set(e, w);
+          return w;
+        });
+        const version = await this.store.appendIfUnchanged(conversationId, wire, session.version);
         if (version !== null) {
           session.version = version;
           this.cache.set(conversationId, session);
@@ -262,9 +271,10 @@ export class TrackerService {
   }
 
   /**
-   * Every stored event of the conversation as a tracker. A cached session that covers the whole
-   * log is reused after a one-row version check; otherwise the log is read and, when it is a
-   * single session, cached.
+   * Every stored event of the conversation as a tracker, for reading only (callers must not
+   * update it: it may be the cached one). A cached session that covers the whole log is reused
+   * after a one-row version check; otherwise the log is read and, when it is a single session,
+   * cached. Never empty when it comes from the store.
    */
   private async fullTracker(
     conversationId: string,
@@ -273,13 +283,12 @@ export class TrackerService {
     const cached = this.cache.get(conversationId);
     if (cached !== undefined && cached.firstSeq === 1 && cached.version !== null) {
       const current = await this.store.version(conversationId);
-      if (sameVersion(current, cached.version)) return cached.tracker.copy();
+      if (sameVersion(current, cached.version)) return cached.tracker;
     }
     const read = await this.store.retrieveVersioned(conversationId);
     const tracker = this.build(conversationId, read?.events ?? [], assistant);
     if (read !== null && splitSessions(tracker.events).length <= 1) {
       this.cache.set(conversationId, { tracker, version: read.version, firstSeq: 1 });
-      return tracker.copy();
     }
     return tracker;
   }
@@ -298,7 +307,11 @@ export class TrackerService {
 
   private deserialize(stored: readonly SerializedEvent[]): DialogueEvent[] {
     const now = (): number => this.clock.now();
-    return stored.map((r) => deserializeEvent(r, now));
+    return stored.map((r) => {
+      const event = deserializeEvent(r, now);
+      this.wireForm.set(event, r);
+      return event;
+    });
   }
 
   private validated(body: unknown): Record<string, unknown>[] {

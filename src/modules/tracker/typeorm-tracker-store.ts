@@ -66,6 +66,11 @@ const READ_EVENTS = (latestSessionOnly: boolean): string => `
       ${latestSessionOnly ? 'AND e.seq >= COALESCE(c.session_start_seq, 0)' : ''}) AS events
   FROM conversation c WHERE c.id = $1`;
 
+/** The part of pg's Pool this store uses for named (server-side prepared) statements. */
+interface PgPool {
+  query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+}
+
 interface VersionRow {
   generation: string;
   last_seq: number;
@@ -83,6 +88,17 @@ export class TypeOrmTrackerStore extends TrackerStore {
     super();
   }
 
+  /**
+   * Runs a hot statement as a named prepared statement on pg's pool (TypeORM's own query()
+   * cannot name statements), so PostgreSQL parses and plans it once per connection instead of
+   * on every request.
+   */
+  private async prepared<R>(name: string, text: string, values: unknown[]): Promise<R[]> {
+    const pool = (this.dataSource.driver as unknown as { master: PgPool }).master;
+    const result = await pool.query<R>({ name, text, values });
+    return result.rows;
+  }
+
   async retrieve(
     conversationId: string,
     options: RetrieveOptions = {},
@@ -95,9 +111,9 @@ export class TypeOrmTrackerStore extends TrackerStore {
     options: RetrieveOptions = {},
   ): Promise<VersionedEvents | null> {
     const latest = options.latestSessionOnly === true;
-    const rows = await this.dataSource.query<
-      Array<VersionRow & { session_start_seq: number | null; events: string | null }>
-    >(READ_EVENTS(latest), [conversationId]);
+    const rows = await this.prepared<
+      VersionRow & { session_start_seq: number | null; events: string | null }
+    >(latest ? 'parley_read_session' : 'parley_read_all', READ_EVENTS(latest), [conversationId]);
     const row = rows[0];
     if (row === undefined || row.events === null) return null;
     return {
@@ -108,7 +124,8 @@ export class TypeOrmTrackerStore extends TrackerStore {
   }
 
   async version(conversationId: string): Promise<StoreVersion | null> {
-    const rows = await this.dataSource.query<VersionRow[]>(
+    const rows = await this.prepared<VersionRow>(
+      'parley_version',
       'SELECT generation, last_seq FROM conversation WHERE id = $1',
       [conversationId],
     );
@@ -118,7 +135,11 @@ export class TypeOrmTrackerStore extends TrackerStore {
 
   async append(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await this.dataSource.query(UPSERT_APPEND, params(conversationId, toEventRows(events)));
+    await this.prepared(
+      'parley_upsert_append',
+      UPSERT_APPEND,
+      params(conversationId, toEventRows(events)),
+    );
   }
 
   async appendIfUnchanged(
@@ -130,8 +151,12 @@ export class TypeOrmTrackerStore extends TrackerStore {
     const rows = toEventRows(events);
     const result =
       expected === null
-        ? await this.dataSource.query<VersionRow[]>(CREATE_APPEND, params(conversationId, rows))
-        : await this.dataSource.query<VersionRow[]>(VERSIONED_APPEND, [
+        ? await this.prepared<VersionRow>(
+            'parley_create_append',
+            CREATE_APPEND,
+            params(conversationId, rows),
+          )
+        : await this.prepared<VersionRow>('parley_versioned_append', VERSIONED_APPEND, [
             ...params(conversationId, rows),
             expected.generation,
             expected.lastSeq,
