@@ -8,6 +8,12 @@ import {
   type VersionedEvents,
 } from 'src/core';
 import { DataSource, type EntityManager } from 'typeorm';
+import {
+  AppendBatcher,
+  BATCHED_APPEND,
+  batchedAppendParams,
+  type PendingAppend,
+} from './persistence/batched-append';
 import { type EventRows, toEventRows } from './persistence/conversation-event.mapper';
 
 /** Inserts the batch at the positions after `up.last_seq - n` (one statement, any size). */
@@ -31,29 +37,6 @@ const UPSERT_APPEND = `
       latest_event_time = GREATEST(c.latest_event_time, EXCLUDED.latest_event_time),
       session_start_seq = ${SESSION_START('c.last_seq')},
       updated_at = now()
-    RETURNING c.generation, c.last_seq
-  ), ins AS (${INSERT_EVENTS})
-  SELECT generation, last_seq FROM up`;
-
-/** Conditional append to a conversation that must not exist yet. */
-const CREATE_APPEND = `
-  WITH up AS (
-    INSERT INTO conversation AS c (id, started_at, latest_event_time, last_seq, session_start_seq)
-    VALUES ($1, $2, $3, $4, CASE WHEN $5::int >= 0 THEN $5::int + 1 END)
-    ON CONFLICT (id) DO NOTHING
-    RETURNING c.generation, c.last_seq
-  ), ins AS (${INSERT_EVENTS})
-  SELECT generation, last_seq FROM up`;
-
-/** Conditional append to a conversation that must still be at version ($11, $12). */
-const VERSIONED_APPEND = `
-  WITH up AS (
-    UPDATE conversation AS c SET
-      last_seq = c.last_seq + $4,
-      latest_event_time = GREATEST(c.latest_event_time, $3),
-      session_start_seq = ${SESSION_START('c.last_seq')},
-      updated_at = now()
-    WHERE c.id = $1 AND c.generation = $11::uuid AND c.last_seq = $12::int AND $2::float8 IS NOT NULL
     RETURNING c.generation, c.last_seq
   ), ins AS (${INSERT_EVENTS})
   SELECT generation, last_seq FROM up`;
@@ -84,6 +67,8 @@ interface VersionRow {
  */
 @Injectable()
 export class TypeOrmTrackerStore extends TrackerStore {
+  private readonly batcher = new AppendBatcher((batch) => this.writeBatch(batch));
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     super();
   }
@@ -142,27 +127,37 @@ export class TypeOrmTrackerStore extends TrackerStore {
     );
   }
 
-  async appendIfUnchanged(
+  appendIfUnchanged(
     conversationId: string,
     events: readonly SerializedEvent[],
     expected: StoreVersion | null,
   ): Promise<StoreVersion | null> {
-    if (events.length === 0) return expected ?? (await this.version(conversationId));
-    const rows = toEventRows(events);
-    const result =
-      expected === null
-        ? await this.prepared<VersionRow>(
-            'parley_create_append',
-            CREATE_APPEND,
-            params(conversationId, rows),
-          )
-        : await this.prepared<VersionRow>('parley_versioned_append', VERSIONED_APPEND, [
-            ...params(conversationId, rows),
-            expected.generation,
-            expected.lastSeq,
-          ]);
-    const row = result[0];
-    return row ? { generation: row.generation, lastSeq: row.last_seq } : null;
+    if (events.length === 0) return Promise.resolve(expected);
+    return this.batcher.submit({ conversationId, rows: toEventRows(events), expected });
+  }
+
+  /**
+   * Writes a batch in one statement. Should the statement fail as a whole, each write is tried
+   * alone, so one bad write cannot take the others of its batch down with it.
+   */
+  private async writeBatch(batch: PendingAppend[]): Promise<void> {
+    let rows: Array<VersionRow & { id: string }>;
+    try {
+      rows = await this.prepared(
+        'parley_batched_append',
+        BATCHED_APPEND,
+        batchedAppendParams(batch),
+      );
+    } catch (error) {
+      if (batch.length === 1) throw error;
+      await Promise.all(batch.map((p) => this.writeBatch([p]).catch((e: unknown) => p.reject(e))));
+      return;
+    }
+    const written = new Map(rows.map((r) => [r.id, r]));
+    for (const p of batch) {
+      const row = written.get(p.conversationId);
+      p.resolve(row ? { generation: row.generation, lastSeq: row.last_seq } : null);
+    }
   }
 
   async replace(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {

@@ -141,4 +141,25 @@ describe(TypeOrmTrackerStore.name, () => {
     expect(read?.events.map((e) => e.timestamp)).toEqual([3, 4]);
     expect(await store.retrieveVersioned(id('absent'))).toBeNull();
   });
+
+  it('writes a batch of concurrent appends, each judged on its own version', async () => {
+    const fresh = [id('batch-a'), id('batch-b'), id('batch-c')];
+    const existing = id('batch-old');
+    const v0 = await store.appendIfUnchanged(existing, [ev('pause', 1)], null);
+    const stale = { generation: v0!.generation, lastSeq: 7 };
+    const results = await Promise.all([
+      ...fresh.map((c, i) =>
+        store.appendIfUnchanged(c, [ev('pause', i), ev('resume', i + 0.5)], null),
+      ),
+      store.appendIfUnchanged(existing, [ev('restart', 2)], stale),
+      store.appendIfUnchanged(id('batch-missing'), [ev('pause', 1)], stale),
+    ]);
+    expect(results.slice(0, 3).map((r) => r?.lastSeq)).toEqual([2, 2, 2]);
+    expect(results[3]).toBeNull();
+    expect(results[4]).toBeNull();
+    for (const c of fresh) {
+      expect((await store.retrieve(c))?.map((e) => e.event)).toEqual(['pause', 'resume']);
+    }
+    expect(await store.retrieve(existing)).toHaveLength(1);
+  });
 });
