@@ -480,6 +480,22 @@ describe('tracker routes (operations 3–7, 11)', () => {
     });
   });
 
+  describe('GET story on an expired session', () => {
+    it('does not start a new session (Rasa maintainers’ case)', async () => {
+      const id = uniqueId('expired');
+      const old = 1_600_000_000;
+      await http
+        .put(`/conversations/${id}/tracker/events`)
+        .send(fourteenEvents(old).slice(0, 7))
+        .expect(200);
+      const story = await http.get(`/conversations/${id}/story?all_sessions=true`).expect(200);
+      expect(story.text).toContain(`- story: ${id}\n`);
+      expect(story.text).not.toContain('story 2');
+      const after = await http.get(`/conversations/${id}/tracker?include_events=ALL`).expect(200);
+      expect(after.body.events).toHaveLength(7);
+    });
+  });
+
   describe('POST messages (operation 11)', () => {
     it('logs the user message and the slots its entities fill, without predicting', async () => {
       const id = uniqueId('msg');
