@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Domain } from 'src/core/domain/domain';
 import { DEFAULT_ACTION_NAMES } from 'src/core/domain/domain-constants';
 import { type DialogueError } from 'src/core/errors/dialogue-error';
 
-const BOTS = '/work/shared/bots';
+/** shared/ sits beside the repository (see shared/README.md). */
+const BOTS = join(__dirname, '..', '..', '..', '..', 'shared', 'bots');
 const read = (bot: string): string => readFileSync(`${BOTS}/${bot}/domain.yml`, 'utf8');
 
 function errorOf(fn: () => unknown): DialogueError {
