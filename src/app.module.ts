@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AssistantModule } from 'src/modules/assistant/assistant.module';
 import { AuthModule } from 'src/modules/auth/auth.module';
+import { ModelModule } from 'src/modules/model/model.module';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
 import { TrackerModule } from 'src/modules/tracker/tracker.module';
 import { type AppConfig } from 'src/platform/config/app-config';
@@ -24,6 +25,7 @@ export class AppModule {
         HealthModule,
         ServerInfoModule.forRoot(config),
         TrackerModule.forRoot(config, databaseUrl),
+        ModelModule.forRoot(config),
       ],
     };
   }

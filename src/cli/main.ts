@@ -6,6 +6,7 @@ import { ConfigError, validateEnv } from 'src/platform/config/validate-env';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { runOptionsToEnv, type RunOptions } from './cli-env';
 import { runServer } from './run.command';
+import { trainModel, type TrainOptions } from './train.command';
 
 /** Exit codes: 0 ok, 1 the command failed, 2 bad usage (unknown flag, bad value). */
 const EXIT_USAGE = 2;
@@ -69,14 +70,17 @@ export function buildCli(): Command {
 
   program
     .command('train')
-    .description('Train a model from a Rasa-format project (a later release)')
-    .option('--data <paths...>', 'training data files or folders')
-    .option('--domain <file>', 'domain file')
-    .option('--config <file>', 'model configuration')
-    .option('--out <dir>', 'output directory for the model')
+    .description('Train a model (NLU for now) from a Rasa-format project')
+    .option('--data <paths...>', 'training data files or folders (default data/)')
+    .option('--domain <file>', 'domain file (default domain.yml)')
+    .option('--config <file>', 'model configuration (default config.yml)')
+    .option('--out <dir>', 'output directory for the model (default models/)')
     .option('--fixed-model-name <name>', 'name of the model file')
     .option('--force', 'train even when nothing changed', false)
-    .action(notYet('train'));
+    .action(async (opts: TrainOptions) => {
+      const result = await trainModel(opts);
+      process.stdout.write(`${result.path}\n`);
+    });
   program
     .command('test')
     .description('Evaluate a model on test stories or NLU data (a later release)')

@@ -56,8 +56,8 @@ describe('parley CLI', () => {
     expect(r.stderr).toContain('LOCK_STORE');
   });
 
-  it('says that train is not available yet with exit code 1', () => {
-    const r = cli(['train']);
+  it('says that test is not available yet with exit code 1', () => {
+    const r = cli(['test']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('not available');
   });

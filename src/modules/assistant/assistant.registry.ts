@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DialogueError, type Domain } from 'src/core';
+import { type TrainedNlu } from 'src/core/nlu';
 
 /** What the server is serving right now: the domain and the identity of the model behind it. */
 export interface LoadedAssistant {
@@ -8,6 +9,8 @@ export interface LoadedAssistant {
   /** Basename of the model archive, or null for a domain loaded without a model. */
   readonly modelFile: string | null;
   readonly assistantId: string | null;
+  /** The trained NLU of the model; absent for a domain or a core-only model. */
+  readonly nlu?: TrainedNlu;
 }
 
 /**

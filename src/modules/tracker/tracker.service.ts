@@ -21,6 +21,7 @@ import {
   writeTestStories,
 } from 'src/core';
 import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
+import { parseText } from 'src/modules/model/parse-text';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { verbosityParam } from './query-params';
 import { type CachedSession, SessionCache } from './session-cache';
@@ -178,7 +179,9 @@ export class TrackerService {
     const verbosity = verbosityParam(includeEvents);
     const message = messageBody(body);
     const messageId = randomUUID().replace(/-/g, '');
-    const parseData = message.parse_data ?? parseWithRegex(message.text);
+    const parseData =
+      message.parse_data ??
+      (assistant.nlu ? parseText(assistant.nlu, message.text) : parseWithRegex(message.text));
     const rawUser: Record<string, unknown> = {
       event: 'user',
       metadata: this.stamp(assistant),

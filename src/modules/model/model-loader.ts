@@ -1,0 +1,102 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { DialogueError, Domain } from 'src/core';
+import {
+  readModelArchive,
+  scanModelDirectory,
+  type ParleyCompatibility,
+} from 'src/core/model-archive';
+import { loadNlu } from 'src/core/nlu';
+import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
+
+const COMPATIBILITY: ParleyCompatibility = {
+  parleyVersion: PARLEY_VERSION,
+  minimumCompatibleVersion: MINIMUM_COMPATIBLE_VERSION,
+};
+
+/**
+ * Reads a model archive into a LoadedAssistant: the domain, the model's identity and its
+ * trained NLU (when the archive has `nlu/model.json`).
+ */
+export async function loadModelArchive(path: string): Promise<LoadedAssistant> {
+  const { manifest, files } = await readModelArchive(path, COMPATIBILITY);
+  const domainYaml = files.get('domain.yml');
+  if (domainYaml === undefined) {
+    throw new DialogueError('MODEL.INVALID_ARCHIVE', `${path}: the archive has no domain.yml`, {
+      reason: 'missing_domain',
+    });
+  }
+  const domain = Domain.fromYaml(domainYaml.toString('utf8'), 'domain.yml');
+  const nluJson = files.get('nlu/model.json');
+  const nlu = nluJson === undefined ? undefined : loadNlu(JSON.parse(nluJson.toString('utf8')));
+  return {
+    domain,
+    modelId: manifest.model_id,
+    modelFile: basename(path),
+    assistantId: manifest.assistant_id,
+    ...(nlu === undefined ? {} : { nlu }),
+  };
+}
+
+/**
+ * Resolves `--model` (an archive, or a directory whose newest archive is taken) to an archive
+ * path; null when there is none.
+ */
+export async function resolveModelPath(path: string): Promise<string | null> {
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(path)).isDirectory();
+  } catch {
+    return null;
+  }
+  if (!isDirectory) return path;
+  const scan = await scanModelDirectory(path, { compatibility: COMPATIBILITY });
+  return scan.latest?.path ?? null;
+}
+
+/** Loads the model given by `--model` at start; without one the server runs without a model. */
+@Injectable()
+export class ModelLoader {
+  private readonly logger = new Logger(ModelLoader.name);
+
+  constructor(
+    private readonly registry: AssistantRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async loadAtStart(): Promise<void> {
+    const requested = this.config.files.model;
+    const path = await resolveModelPath(requested);
+    if (path === null) {
+      const fallback = this.registry.current();
+      this.logger.log(
+        { model: requested },
+        fallback === null
+          ? 'no model found; model routes answer 409 until one is loaded'
+          : 'no model found; serving the domain file',
+      );
+      return;
+    }
+    try {
+      const assistant = await loadModelArchive(path);
+      this.registry.load(assistant);
+      this.logger.log(
+        {
+          model: path,
+          modelId: assistant.modelId,
+          assistantId: assistant.assistantId,
+          components: assistant.nlu?.componentNames ?? [],
+        },
+        'model loaded',
+      );
+    } catch (e) {
+      this.logger.error(
+        { model: path, error: e instanceof Error ? e.message : String(e) },
+        'could not load the model; running without it',
+      );
+    }
+  }
+}

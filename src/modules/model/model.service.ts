@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { DialogueError } from 'src/core';
+import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
+import { emulate, emulationModeParam } from './emulators';
+import { parseText } from './parse-text';
+
+/** Operations on the loaded model (`/model/…`). */
+@Injectable()
+export class ModelService {
+  constructor(private readonly assistants: AssistantRegistry) {}
+
+  /** Op 12 (`POST /model/parse`): NLU results only; nothing is stored, no action runs. */
+  parse(body: unknown, emulationMode: unknown): unknown {
+    const assistant = this.assistants.require();
+    const mode = emulationModeParam(emulationMode);
+    if (
+      body === undefined ||
+      body === null ||
+      typeof body !== 'object' ||
+      Array.isArray(body) ||
+      Object.keys(body).length === 0
+    ) {
+      throw new DialogueError(
+        'REQUEST.BODY_MISSING',
+        'No text message defined in request_body. Add text message to request body in order to obtain the intent and extracted entities.',
+      );
+    }
+    let text: unknown = (body as Record<string, unknown>).text;
+    if (Array.isArray(text)) text = text[0];
+    if (typeof text !== 'string') {
+      throw new DialogueError(
+        'REQUEST.INVALID_PARAMETER',
+        "The request body must contain 'text' as a string.",
+        { parameter: 'text', in: 'body' },
+      );
+    }
+    return emulate(mode, parseText(assistant.nlu, text));
+  }
+}

@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { trainModel } from 'src/cli/train.command';
+import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
+import { loadModelArchive } from 'src/modules/model/model-loader';
+import request from 'supertest';
+import { SHARED, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
+
+const MOODBOT = join(SHARED, 'bots', 'moodbot');
+
+describe('POST /model/parse', () => {
+  let t: TestApp;
+  let dir: string;
+  let model: LoadedAssistant;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-parse-'));
+    const trained = await trainModel(
+      {
+        data: [join(MOODBOT, 'data')],
+        domain: join(MOODBOT, 'domain.yml'),
+        config: join(MOODBOT, 'config.yml'),
+        out: dir,
+      },
+      () => undefined,
+    );
+    model = await loadModelArchive(trained.path);
+    t = await startTestApp({ withDomain: false });
+  }, 120_000);
+
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  afterEach(() => t.registry.unload());
+
+  it('answers 409 Conflict without a model', async () => {
+    const res = await request(t.url).post('/model/parse').send({ text: 'hello' });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({
+      status: 'failure',
+      reason: 'Conflict',
+      code: 409,
+      message:
+        'No agent loaded. To continue processing, a model of a trained agent needs to be loaded.',
+    });
+  });
+
+  it('loads the archive into a LoadedAssistant with its NLU', () => {
+    expect(model.modelFile).toMatch(/\.tar\.gz$/);
+    expect(model.modelId).toMatch(/^[0-9a-f]{32}$/);
+    expect(model.assistantId).toBe('mood_bot');
+    expect(model.nlu?.componentNames).toContain('DIETClassifier');
+    expect(model.domain.intents).toContain('greet');
+  });
+
+  it('parses with the loaded NLU, and /intent{...} bypasses it', async () => {
+    t.registry.load(model);
+    const res = await request(t.url)
+      .post('/model/parse')
+      .send({ text: 'I am sad', message_id: 'm1' });
+    expect(res.status).toBe(200);
+    expect(res.body.text).toBe('I am sad');
+    expect(typeof res.body.intent.name).toBe('string');
+    expect(res.body.intent_ranking.length).toBeGreaterThan(1);
+    expect(res.body.text_tokens).toEqual([
+      [0, 1],
+      [2, 4],
+      [5, 8],
+    ]);
+
+    const shortcut = await request(t.url)
+      .post('/model/parse')
+      .send({ text: '/mood_great{"name": "Ann"}' });
+    expect(shortcut.status).toBe(200);
+    expect(shortcut.body.intent).toEqual({ name: 'mood_great', confidence: 1 });
+    expect(shortcut.body.entities[0]).toMatchObject({ entity: 'name', value: 'Ann' });
+  });
+
+  it.each([
+    ['an empty body', {}, /No text message defined in request_body/],
+    ['a missing text', { message_id: 'x' }, /'text' as a string/],
+    ['a non-string text', { text: 42 }, /'text' as a string/],
+  ])('answers 400 on %s', async (_what, body, message) => {
+    t.registry.load(model);
+    const res = await request(t.url).post('/model/parse').send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: 'failure', reason: 'BadRequest', code: 400 });
+    expect(res.body.message).toMatch(message);
+  });
+
+  it('validates emulation_mode and shapes the response like wit, luis and dialogflow', async () => {
+    t.registry.load(model);
+    const bad = await request(t.url).post('/model/parse?emulation_mode=alexa').send({ text: 'hi' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual({ parameter: 'emulation_mode', in: 'query' });
+    const text = '/greet{"name": "Ann"}';
+    const wit = await request(t.url).post('/model/parse?emulation_mode=WIT').send({ text });
+    expect(wit.body).toMatchObject({
+      text,
+      intents: [{ name: 'greet', confidence: 1 }],
+      entities: { 'name:name': [{ name: 'name', value: 'Ann', confidence: 1 }] },
+    });
+    const luis = await request(t.url).post('/model/parse?emulation_mode=luis').send({ text });
+    expect(luis.body).toMatchObject({
+      query: text,
+      prediction: {
+        topIntent: 'greet',
+        intents: { greet: { score: 1 } },
+        entities: { name: ['Ann'], $instance: { name: [{ type: 'name', text: 'Ann' }] } },
+      },
+    });
+    const df = await request(t.url).post('/model/parse?emulation_mode=dialogflow').send({ text });
+    expect(df.body.queryResult).toMatchObject({
+      queryText: text,
+      action: 'greet',
+      parameters: { name: ['Ann'] },
+      intent: { displayName: 'greet' },
+      intentDetectionConfidence: 1,
+    });
+  });
+
+  it('needs auth like every API route (401 before 409)', async () => {
+    const secured = await startTestApp({ env: { PARLEY_AUTH_TOKEN: 's3cret' }, withDomain: false });
+    try {
+      expect((await request(secured.url).post('/model/parse').send({ text: 'x' })).status).toBe(
+        401,
+      );
+      expect(
+        (await request(secured.url).post('/model/parse?token=s3cret').send({ text: 'x' })).status,
+      ).toBe(409);
+    } finally {
+      await secured.close();
+    }
+  });
+
+  it('POST /conversations/{id}/messages parses with the loaded NLU', async () => {
+    t.registry.load(model);
+    const id = uniqueId('nlu');
+    const res = await request(t.url)
+      .post(`/conversations/${id}/messages`)
+      .send({ text: 'I am sad', sender: 'user' });
+    expect(res.status).toBe(200);
+    const expected = model.nlu?.parse('I am sad');
+    expect(res.body.latest_message.intent).toEqual(expected?.intent);
+    expect(res.body.latest_message.text_tokens).toEqual(expected?.text_tokens);
+  });
+});

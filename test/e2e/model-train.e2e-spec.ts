@@ -1,0 +1,158 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SHARED } from 'test/utils/create-test-app';
+
+const ROOT = join(__dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'parley.js');
+const MOODBOT = join(SHARED, 'bots', 'moodbot');
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+function train(dir: string, config: string, extra: string[] = []) {
+  return cli([
+    'train',
+    '--data',
+    join(MOODBOT, 'data'),
+    '--domain',
+    join(MOODBOT, 'domain.yml'),
+    '--config',
+    config,
+    '--out',
+    join(dir, 'models'),
+    ...extra,
+  ]);
+}
+
+describe('parley train', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-train-'));
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('trains the moodbot (SpacyNLP swapped for the default pipeline), then skips by fingerprint', () => {
+    const first = train(dir, join(MOODBOT, 'config.yml'));
+    expect(first.stderr).toContain("'SpacyNLP' is not supported");
+    expect(first.stderr).toMatch(/DIETClassifier#\d+ 100%/);
+    expect(first.status).toBe(0);
+    const path = first.stdout.trim();
+    expect(path).toMatch(/models[/\\]\d{8}-\d{6}-[a-z]+-[a-z]+\.tar\.gz$/);
+
+    const second = train(dir, join(MOODBOT, 'config.yml'));
+    expect(second.status).toBe(0);
+    expect(second.stdout.trim()).toBe(path);
+    expect(second.stderr).toContain('Nothing changed');
+    expect(readdirSync(join(dir, 'models'))).toHaveLength(1);
+
+    const forced = train(dir, join(MOODBOT, 'config.yml'), ['--force', '--fixed-model-name', 'f']);
+    expect(forced.status).toBe(0);
+    expect(forced.stdout.trim()).toBe(join(dir, 'models', 'f.tar.gz'));
+    expect(readdirSync(join(dir, 'models'))).toHaveLength(2);
+  }, 120_000);
+
+  it('stops with exit 1 and file:line on bad NLU data', () => {
+    const data = join(dir, 'bad-data');
+    mkdirSync(data);
+    const bad = join(data, 'nlu.yml');
+    writeFileSync(
+      bad,
+      'version: "3.1"\nnlu:\n- intent: greet\n  examples: |\n    - hi\n- intnt: bye\n  examples: |\n    - bye\n',
+    );
+    const r = cli([
+      'train',
+      '--data',
+      data,
+      '--domain',
+      join(MOODBOT, 'domain.yml'),
+      '--config',
+      join(MOODBOT, 'config.yml'),
+      '--out',
+      join(dir, 'bad-models'),
+    ]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${bad}:6`);
+    expect(r.stdout).toBe('');
+  });
+
+  it('serves the trained model with `run --model <dir>`: /model/parse "hello" is greet', async () => {
+    // The moodbot's config trains DIET for 1 epoch (Rasa's CI setting); give it enough epochs.
+    const config = join(dir, 'config.yml');
+    writeFileSync(
+      config,
+      readFileSync(join(MOODBOT, 'config.yml'), 'utf8').replace(/epochs: 1\b/g, 'epochs: 60'),
+    );
+    const trained = cli([
+      'train',
+      '--data',
+      join(MOODBOT, 'data'),
+      '--domain',
+      join(MOODBOT, 'domain.yml'),
+      '--config',
+      config,
+      '--out',
+      join(dir, 'served'),
+    ]);
+    expect(trained.status).toBe(0);
+
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', '--enable-api', '--model', join(dir, 'served')],
+      {
+        cwd: ROOT,
+        env: { ...process.env, LOG_LEVEL: 'info', PORT: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      let ready: Response | null = null;
+      for (let i = 0; i < 120 && ready === null; i++) {
+        ready = await fetch(`${base}/health/ready`).catch(() => null);
+        if (ready === null) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(ready?.status).toBe(200);
+      const res = await fetch(`${base}/model/parse`, {
+        method: 'POST',
+        body: JSON.stringify({ text: 'hello' }),
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { text: string; intent: { name: string } };
+      expect(body.text).toBe('hello');
+      expect(body.intent.name).toBe('greet');
+      const status = (await (await fetch(`${base}/status`)).json()) as { model_file: string };
+      expect(trained.stdout.trim().endsWith(status.model_file)).toBe(true);
+      expect(output).toContain('model loaded');
+    } finally {
+      const exited = new Promise<number | null>((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 120_000);
+});
