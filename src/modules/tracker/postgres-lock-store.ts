@@ -53,12 +53,21 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
       }
       return await work();
     } finally {
+      let broken: Error | undefined;
       if (locked) {
-        await client
-          .query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_NAMESPACE, conversationId])
-          .catch((err: unknown) => this.logger.warn({ err }, 'advisory unlock failed'));
+        try {
+          await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [
+            LOCK_NAMESPACE,
+            conversationId,
+          ]);
+        } catch (err) {
+          // A session that may still hold the lock must not go back to the pool: destroying it
+          // ends the session, which releases every advisory lock it held.
+          broken = err instanceof Error ? err : new Error(String(err));
+          this.logger.warn({ err }, 'advisory unlock failed; dropping the lock connection');
+        }
       }
-      client.release();
+      client.release(broken);
     }
   }
 
