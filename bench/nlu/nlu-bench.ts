@@ -8,7 +8,7 @@ import { type ComponentConfig } from 'src/core/training-data/config-reader';
 import { type NluExample, type NluTrainingData } from 'src/core/training-data/nlu-training-data';
 import { readNluYaml } from 'src/core/training-data/nlu-yaml-reader';
 
-const ROOT = resolve(__dirname, '..', '..', '..', '..');
+const ROOT = process.env['PARLEY_ROOT'] ?? resolve(__dirname, '..', '..', '..', '..');
 const SHARED = process.env['PARLEY_SHARED'] ?? '/work/shared';
 const CORPORA = ['ChatbotCorpus', 'AskUbuntuCorpus', 'WebApplicationsCorpus'];
 const NONE = 'None';

@@ -1,4 +1,4 @@
-import { spansFromTags, tagsFromEntities } from 'src/core/nlu/bilou';
+import { bilouConstraints, spansFromTags, tagSet, tagsFromEntities } from 'src/core/nlu/bilou';
 import { whitespaceTokenize } from 'src/core/nlu/components/whitespace-tokenizer';
 
 describe('BILOU tagging', () => {
@@ -66,5 +66,38 @@ describe('BILOU tagging', () => {
     expect(
       spansFromTags(toks, tags, [], t, () => false).map((s) => t.slice(s.start, s.end)),
     ).toEqual(['apples, pears']);
+  });
+});
+
+describe('BILOU decoding constraints', () => {
+  it('allows only well-formed transitions, starts and ends', () => {
+    const tags = tagSet(['a', 'b'], true); // O, B-a, I-a, L-a, U-a, B-b, I-b, L-b, U-b
+    const c = bilouConstraints(tags, true);
+    if (!c) throw new Error('expected constraints');
+    const name = (ids: Int32Array): string[] => [...ids].map((i) => tags[i] ?? '?');
+    expect(name(c.previous[tags.indexOf('I-a')] ?? new Int32Array())).toEqual(['B-a', 'I-a']);
+    expect(name(c.previous[tags.indexOf('B-b')] ?? new Int32Array())).toEqual([
+      'O',
+      'L-a',
+      'U-a',
+      'L-b',
+      'U-b',
+    ]);
+    expect(name(c.next[tags.indexOf('B-a')] ?? new Int32Array())).toEqual(['I-a', 'L-a']);
+    expect([...c.start].map((v, i) => (v ? tags[i] : null)).filter(Boolean)).toEqual([
+      'O',
+      'B-a',
+      'U-a',
+      'B-b',
+      'U-b',
+    ]);
+    expect([...c.end].map((v, i) => (v ? tags[i] : null)).filter(Boolean)).toEqual([
+      'O',
+      'L-a',
+      'U-a',
+      'L-b',
+      'U-b',
+    ]);
+    expect(bilouConstraints(tagSet(['a'], false), false)).toBeNull();
   });
 });

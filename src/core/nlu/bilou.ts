@@ -56,6 +56,55 @@ export function tagSet(labels: readonly string[], bilou: boolean): string[] {
   return out;
 }
 
+/** Which tag transitions a well-formed tag sequence allows (constrained decoding). */
+export interface TagConstraints {
+  /** Per tag: the tags allowed before it. */
+  readonly previous: readonly Int32Array[];
+  /** Per tag: the tags allowed after it. */
+  readonly next: readonly Int32Array[];
+  readonly start: Uint8Array;
+  readonly end: Uint8Array;
+}
+
+/**
+ * BILOU well-formedness: `I-x`/`L-x` only after `B-x`/`I-x`; `O`/`B-y`/`U-y` only after
+ * `O`/`L-*`/`U-*`; a sequence starts outside an entity and ends outside one. Null for plain tags.
+ */
+export function bilouConstraints(tags: readonly string[], bilou: boolean): TagConstraints | null {
+  if (!bilou) return null;
+  const parts = tags.map(splitTag);
+  const K = tags.length;
+  const previous: number[][] = tags.map(() => []);
+  const next: number[][] = tags.map(() => []);
+  const start = new Uint8Array(K);
+  const end = new Uint8Array(K);
+  const inside = (p: string | null): boolean => p === 'B' || p === 'I';
+  for (let k = 0; k < K; k++) {
+    const pk = parts[k];
+    if (!pk) continue;
+    start[k] = pk.prefix === 'I' || pk.prefix === 'L' ? 0 : 1;
+    end[k] = inside(pk.prefix) ? 0 : 1;
+    for (let j = 0; j < K; j++) {
+      const pj = parts[j];
+      if (!pj) continue;
+      const ok =
+        pk.prefix === 'I' || pk.prefix === 'L'
+          ? inside(pj.prefix) && pj.label === pk.label
+          : !inside(pj.prefix);
+      if (ok) {
+        previous[k]?.push(j);
+        next[j]?.push(k);
+      }
+    }
+  }
+  return {
+    previous: previous.map((a) => Int32Array.from(a)),
+    next: next.map((a) => Int32Array.from(a)),
+    start,
+    end,
+  };
+}
+
 export interface TaggedSpan {
   readonly label: string;
   readonly firstToken: number;

@@ -1,6 +1,7 @@
+import { type TagConstraints } from 'src/core/nlu/bilou';
 import { type SparseVector } from 'src/core/nlu/message';
 import { Random } from 'src/core/nlu/random';
-import { decodeFloats, encodeFloats, stateNumber, stateRecord } from 'src/core/nlu/sparse';
+import { axpy, decodeFloats, encodeFloats, stateNumber, stateRecord } from 'src/core/nlu/sparse';
 
 /** One training sequence: per-token sparse features and gold tag ids. */
 export interface CrfSequence {
@@ -38,6 +39,64 @@ export class LinearChainCrf {
     readonly endScore: Float32Array = new Float32Array(numTags),
   ) {}
 
+  private allowed: TagConstraints | null = null;
+
+  /** Allowed transitions for decoding (BILOU well-formedness); null = unconstrained. */
+  get constraints(): TagConstraints | null {
+    return this.allowed;
+  }
+
+  set constraints(value: TagConstraints | null) {
+    this.allowed = value;
+    this.lists = null;
+    this.packed = null;
+  }
+
+  /** Per tag, the transition scores (and their exp) along its previous/next lists. */
+  private packed: {
+    prevScore: Float64Array[];
+    prevExp: Float64Array[];
+    nextExp: Float64Array[];
+  } | null = null;
+
+  private packedTransitions(): NonNullable<LinearChainCrf['packed']> {
+    if (this.packed && this.frozen) return this.packed;
+    const K = this.numTags;
+    const lists = this.transitionLists();
+    const expT = this.frozen ? this.expTransitions() : this.computeExpTransitions();
+    const packed = {
+      prevScore: lists.previous.map((from, k) =>
+        Float64Array.from(from, (j) => this.transition[j * K + k] ?? 0),
+      ),
+      prevExp: lists.previous.map((from, k) =>
+        Float64Array.from(from, (j) => expT[j * K + k] ?? 0),
+      ),
+      nextExp: lists.next.map((to, j) => Float64Array.from(to, (k) => expT[j * K + k] ?? 0)),
+    };
+    if (this.frozen) this.packed = packed;
+    return packed;
+  }
+
+  private lists: TagConstraints | null = null;
+
+  /** The transition lists decoding walks (every pair when unconstrained). */
+  private transitionLists(): TagConstraints {
+    if (this.lists) return this.lists;
+    const K = this.numTags;
+    const all = Int32Array.from({ length: K }, (_, i) => i);
+    this.lists = this.allowed ?? {
+      previous: Array.from({ length: K }, () => all),
+      next: Array.from({ length: K }, () => all),
+      start: new Uint8Array(K).fill(1),
+      end: new Uint8Array(K).fill(1),
+    };
+    return this.lists;
+  }
+
+  /** Reused decode buffers (decoding is synchronous, so one set per model suffices). */
+  private scratch = new Float64Array(0);
+  private backScratch = new Int32Array(0);
+
   /** exp(transition) is cached once training is over. */
   private expCache: Float64Array | null = null;
   private frozen = true;
@@ -54,24 +113,43 @@ export class LinearChainCrf {
     return this.expCache;
   }
 
+  /** Emission scores (one per tag) of a single sparse row. */
+  rowEmission(idx: readonly number[], val: readonly number[]): Float64Array {
+    const K = this.numTags;
+    const w = this.emission;
+    const out = new Float64Array(K);
+    for (let n = 0; n < idx.length; n++) {
+      const f = idx[n]!;
+      if (f >= this.numFeatures) continue;
+      axpy(out, 0, w, f * K, val[n]!, K);
+    }
+    return out;
+  }
+
   private emissions(features: readonly SparseVector[]): Float64Array {
+    const e = new Float64Array(features.length * this.numTags);
+    this.emissionsInto(features, e);
+    return e;
+  }
+
+  /** Emission scores into `e` (zeroed first; tokens × tags). */
+  private emissionsInto(features: readonly SparseVector[], e: Float64Array): void {
     const K = this.numTags;
     const T = features.length;
-    const e = new Float64Array(T * K);
+    const F = this.numFeatures;
+    const w = this.emission;
+    e.fill(0, 0, T * K);
     for (let t = 0; t < T; t++) {
       const row = features[t];
       if (!row) continue;
-      for (let n = 0; n < row.idx.length; n++) {
-        const f = row.idx[n] ?? 0;
-        if (f >= this.numFeatures) continue;
-        const v = row.val[n] ?? 0;
-        const base = f * K;
-        for (let k = 0; k < K; k++) {
-          e[t * K + k] = (e[t * K + k] ?? 0) + v * (this.emission[base + k] ?? 0);
-        }
+      const { idx, val } = row;
+      const o = t * K;
+      for (let n = 0; n < idx.length; n++) {
+        const f = idx[n]!;
+        if (f >= F) continue;
+        axpy(e, o, w, f * K, val[n]!, K);
       }
     }
-    return e;
   }
 
   /**
@@ -148,34 +226,58 @@ export class LinearChainCrf {
     return { node, edge };
   }
 
-  /** Viterbi path plus each chosen tag's marginal probability. */
-  decode(features: readonly SparseVector[], withConfidence = true): CrfDecoding {
+  /**
+   * Viterbi path plus each chosen tag's marginal probability. The marginals come from a scaled
+   * forward–backward pass restricted to what the tagged positions need (forward up to the last
+   * non-`O` tag, backward down to the first); an all-`O` path needs none.
+   */
+  decode(
+    features: readonly SparseVector[],
+    withConfidence = true,
+    baseEmissions: Float64Array | null = null,
+  ): CrfDecoding {
     const T = features.length;
     const K = this.numTags;
     if (T === 0) return { tags: [], confidences: [] };
-    const e = this.emissions(features);
-    const score = new Float64Array(T * K);
-    const back = new Int32Array(T * K);
-    for (let k = 0; k < K; k++) score[k] = (this.startScore[k] ?? 0) + (e[k] ?? 0);
+    const size = T * K;
+    if (this.scratch.length < 5 * size + K) this.scratch = new Float64Array(2 * (5 * size + K));
+    if (this.backScratch.length < size) this.backScratch = new Int32Array(2 * size);
+    const buf = this.scratch;
+    const e = buf.subarray(0, size);
+    this.emissionsInto(features, e);
+    if (baseEmissions) for (let i = 0; i < T * K; i++) e[i] = e[i]! + (baseEmissions[i] ?? 0);
+    const cons = this.transitionLists();
+    const packed = this.packedTransitions();
+    const score = buf.subarray(size, 2 * size);
+    const back = this.backScratch;
+    for (let k = 0; k < K; k++) {
+      score[k] = cons.start[k] ? this.startScore[k]! + e[k]! : -Infinity;
+    }
     for (let t = 1; t < T; t++) {
+      const prev = (t - 1) * K;
+      const cur = t * K;
       for (let k = 0; k < K; k++) {
         let best = -Infinity;
         let arg = 0;
-        for (let j = 0; j < K; j++) {
-          const s = (score[(t - 1) * K + j] ?? 0) + (this.transition[j * K + k] ?? 0);
+        const from = cons.previous[k]!;
+        const ts = packed.prevScore[k]!;
+        for (let n = 0; n < from.length; n++) {
+          const j = from[n]!;
+          const s = score[prev + j]! + ts[n]!;
           if (s > best) {
             best = s;
             arg = j;
           }
         }
-        score[t * K + k] = best + (e[t * K + k] ?? 0);
-        back[t * K + k] = arg;
+        score[cur + k] = best + e[cur + k]!;
+        back[cur + k] = arg;
       }
     }
     let best = -Infinity;
     let last = 0;
     for (let k = 0; k < K; k++) {
-      const s = (score[(T - 1) * K + k] ?? 0) + (this.endScore[k] ?? 0);
+      if (!cons.end[k]) continue;
+      const s = score[(T - 1) * K + k]! + this.endScore[k]!;
       if (s > best) {
         best = s;
         last = k;
@@ -183,13 +285,74 @@ export class LinearChainCrf {
     }
     const tags = new Array<number>(T).fill(0);
     tags[T - 1] = last;
-    for (let t = T - 1; t > 0; t--) tags[t - 1] = back[t * K + (tags[t] ?? 0)] ?? 0;
-    // Tag 0 is `O`: an all-O path needs no confidences.
-    if (!withConfidence || tags.every((k) => k === 0)) {
-      return { tags, confidences: tags.map(() => 1) };
+    for (let t = T - 1; t > 0; t--) tags[t - 1] = back[t * K + tags[t]!]!;
+    const confidences = new Array<number>(T).fill(1);
+    let first = -1;
+    let lastTagged = -1;
+    for (let t = 0; t < T; t++) {
+      if (tags[t] !== 0) {
+        if (first < 0) first = t;
+        lastTagged = t;
+      }
     }
-    const { node } = this.marginals(e, T, false);
-    return { tags, confidences: tags.map((k, t) => node[t * K + k] ?? 0) };
+    // Tag 0 is `O`: an all-O path needs no confidences.
+    if (!withConfidence || first < 0) return { tags, confidences };
+    const psi = buf.subarray(2 * size, 3 * size);
+    for (let t = 0; t < T; t++) {
+      const o = t * K;
+      let max = -Infinity;
+      for (let k = 0; k < K; k++) if (e[o + k]! > max) max = e[o + k]!;
+      for (let k = 0; k < K; k++) psi[o + k] = Math.exp(e[o + k]! - max);
+    }
+    for (let k = 0; k < K; k++) {
+      psi[k] = cons.start[k] ? psi[k]! * Math.exp(this.startScore[k]!) : 0;
+      const o = (T - 1) * K + k;
+      psi[o] = cons.end[k] ? psi[o]! * Math.exp(this.endScore[k]!) : 0;
+    }
+    const alpha = buf.subarray(3 * size, 4 * size);
+    const beta = buf.subarray(4 * size, 5 * size);
+    const normalize = (a: Float64Array, off: number): void => {
+      let sum = 0;
+      for (let k = 0; k < K; k++) sum += a[off + k]!;
+      if (sum > 0) for (let k = 0; k < K; k++) a[off + k] = a[off + k]! / sum;
+    };
+    for (let k = 0; k < K; k++) alpha[k] = psi[k]!;
+    normalize(alpha, 0);
+    for (let t = 1; t <= lastTagged; t++) {
+      const prev = (t - 1) * K;
+      const cur = t * K;
+      for (let k = 0; k < K; k++) {
+        let acc = 0;
+        const from = cons.previous[k]!;
+        const xs = packed.prevExp[k]!;
+        for (let n = 0; n < from.length; n++) acc += alpha[prev + from[n]!]! * xs[n]!;
+        alpha[cur + k] = acc * psi[cur + k]!;
+      }
+      normalize(alpha, cur);
+    }
+    for (let k = 0; k < K; k++) beta[(T - 1) * K + k] = 1;
+    const pb = buf.subarray(5 * size, 5 * size + K);
+    for (let t = T - 2; t >= first; t--) {
+      const nextRow = (t + 1) * K;
+      const cur = t * K;
+      for (let k = 0; k < K; k++) pb[k] = psi[nextRow + k]! * beta[nextRow + k]!;
+      for (let j = 0; j < K; j++) {
+        let acc = 0;
+        const to = cons.next[j]!;
+        const xs = packed.nextExp[j]!;
+        for (let n = 0; n < to.length; n++) acc += xs[n]! * pb[to[n]!]!;
+        beta[cur + j] = acc;
+      }
+      normalize(beta, cur);
+    }
+    for (let t = first; t <= lastTagged; t++) {
+      const o = t * K;
+      let sum = 0;
+      for (let k = 0; k < K; k++) sum += alpha[o + k]! * beta[o + k]!;
+      const tag = tags[t]!;
+      confidences[t] = sum > 0 ? (alpha[o + tag]! * beta[o + tag]!) / sum : 0;
+    }
+    return { tags, confidences };
   }
 
   /** SGD on the regularised negative log-likelihood. */
@@ -197,6 +360,7 @@ export class LinearChainCrf {
     const K = this.numTags;
     this.frozen = false;
     this.expCache = null;
+    this.packed = null;
     const rng = new Random(o.seed);
     const order = data.map((_, i) => i);
     const n = Math.max(1, data.length);
@@ -252,6 +416,7 @@ export class LinearChainCrf {
     }
     this.frozen = true;
     this.expCache = null;
+    this.packed = null;
   }
 
   toJSON(): Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { DialogueError } from 'src/core/errors/dialogue-error';
 import {
+  bilouConstraints,
   NO_ENTITY_TAG,
   spansFromTags,
   tagSet,
@@ -54,7 +55,10 @@ export class EntityTagger {
     private readonly extra: AttributeModel[],
     private readonly bilou: boolean,
     private readonly splitByComma: boolean | Readonly<Record<string, boolean>>,
-  ) {}
+  ) {
+    // Decoding only ever yields well-formed BILOU sequences.
+    for (const m of [entity, ...extra]) m.crf.constraints = bilouConstraints(m.tags, bilou);
+  }
 
   static hasEntities(messages: readonly TrainingMessage[]): boolean {
     return messages.some((m) => m.example.entities.length > 0);
@@ -120,14 +124,37 @@ export class EntityTagger {
     return new EntityTagger(numFeatures, entity, extra, o.bilou, o.splitByComma);
   }
 
-  /** Entities of one message (offsets into message.text). */
+  /** Role/group models need the full token features (the entity tag is one of them). */
+  get hasExtraModels(): boolean {
+    return this.extra.length > 0;
+  }
+
+  /** Number of entity tags (width of a row emission). */
+  get entityTagCount(): number {
+    return this.entity.tags.length;
+  }
+
+  /** Entity-tag emission scores of one token row (for callers that cache per-token parts). */
+  rowEmission(idx: readonly number[], val: readonly number[]): Float64Array {
+    return this.entity.crf.rowEmission(idx, val);
+  }
+
+  /**
+   * Entities of one message (offsets into message.text). `baseEmissions` (tokens × entity tags)
+   * holds precomputed emission scores of feature parts left out of `features`; only allowed
+   * without role/group models.
+   */
   extract(
     message: NluMessage,
     features: readonly SparseVector[],
     extractor: string,
+    baseEmissions: Float64Array | null = null,
   ): ParsedEntity[] {
     if (message.tokens.length === 0) return [];
-    const decoded = this.entity.crf.decode(features);
+    if (baseEmissions && this.extra.length > 0) {
+      throw new DialogueError('NLU.INVALID_PIPELINE', 'entity tagger: partial features with roles');
+    }
+    const decoded = this.entity.crf.decode(features, true, baseEmissions);
     const tags = decoded.tags.map((k) => this.entity.tags[k] ?? NO_ENTITY_TAG);
     const split = (label: string): boolean =>
       typeof this.splitByComma === 'boolean'

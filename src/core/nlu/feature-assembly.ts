@@ -12,32 +12,59 @@ export function layoutWidth(layout: FeatureLayout): number {
   return layout.reduce((a, b) => a + b, 0);
 }
 
+/** How a sentence row's counts are damped before weighting and normalisation. */
+export type TermFrequency = 'sqrt' | 'log' | 'binary' | 'raw';
+
+export interface SentenceInputOptions {
+  /** Per input column weight (idf), or null. */
+  readonly weights?: Float32Array | null;
+  readonly tf?: TermFrequency;
+  /** Per block scale after L2 normalisation (0 drops the block); default 1 for every block. */
+  readonly blockScale?: readonly number[] | null;
+}
+
+function damp(v: number, tf: TermFrequency): number {
+  const a = Math.abs(v);
+  if (tf === 'sqrt') return Math.sqrt(a);
+  if (tf === 'log') return a > 0 ? 1 + Math.log(a) : 0;
+  if (tf === 'binary') return a > 0 ? 1 : 0;
+  return a;
+}
+
 /**
  * Sentence input of a classifier: per featurizer block its sentence row (or the sum of its
- * token rows), counts damped by sqrt and each block L2-normalised, blocks concatenated.
+ * token rows), counts damped (sqrt by default), weighted, each block L2-normalised and scaled,
+ * blocks concatenated.
  */
 export function sentenceInput(
   message: NluMessage,
   layout: FeatureLayout,
-  weights: Float32Array | null = null,
+  weightsOrOptions: Float32Array | null | SentenceInputOptions = null,
 ): SparseVector {
+  const o: SentenceInputOptions =
+    weightsOrOptions === null || weightsOrOptions instanceof Float32Array
+      ? { weights: weightsOrOptions }
+      : weightsOrOptions;
+  const weights = o.weights ?? null;
+  const tf = o.tf ?? 'sqrt';
   const idx: number[] = [];
   const val: number[] = [];
   let offset = 0;
   layout.forEach((dim, b) => {
     const block = message.features[b];
-    if (block && block.dim === dim) {
+    const scale = o.blockScale ? (o.blockScale[b] ?? 1) : 1;
+    if (block && block.dim === dim && scale > 0) {
       const row = block.sentence ?? sumRows(block.seq);
       const start = idx.length;
       let norm = 0;
       for (let i = 0; i < row.idx.length; i++) {
         const col = offset + (row.idx[i] ?? 0);
-        const v = Math.sqrt(Math.abs(row.val[i] ?? 0)) * (weights ? (weights[col] ?? 1) : 1);
+        const v = damp(row.val[i] ?? 0, tf) * (weights ? (weights[col] ?? 1) : 1);
         idx.push(col);
         val.push(v);
         norm += v * v;
       }
-      norm = Math.sqrt(norm);
+      norm = Math.sqrt(norm) / scale;
       if (norm > 0) for (let i = start; i < val.length; i++) val[i] = (val[i] ?? 0) / norm;
     }
     offset += dim;

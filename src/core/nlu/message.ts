@@ -19,6 +19,8 @@ export interface FeatureBlock {
   readonly dim: number;
   readonly seq: SparseVector[];
   readonly sentence: SparseVector | null;
+  /** The sentence row is exactly the sum of the token rows (null sentences are, implicitly). */
+  readonly sentenceIsSum?: boolean;
 }
 
 export interface IntentScore {

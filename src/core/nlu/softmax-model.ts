@@ -1,6 +1,6 @@
 import { type SparseVector } from 'src/core/nlu/message';
 import { Random } from 'src/core/nlu/random';
-import { decodeFloats, encodeFloats, stateNumber, stateRecord } from 'src/core/nlu/sparse';
+import { axpy, decodeFloats, encodeFloats, stateNumber, stateRecord } from 'src/core/nlu/sparse';
 
 export interface SoftmaxTrainOptions {
   readonly inputDim: number;
@@ -23,6 +23,8 @@ export interface SoftmaxTrainOptions {
    * not improved for `patience` epochs (default 1000; 0 disables).
    */
   readonly validationFrom?: number;
+  /** Label smoothing ε: targets are (1 − ε)·one-hot + ε / classes. */
+  readonly labelSmoothing?: number;
   readonly onEpoch?: (epoch: number, loss: number) => void | Promise<void>;
 }
 
@@ -78,43 +80,74 @@ export class SoftmaxModel {
     return probs;
   }
 
+  /** Width of the first layer (hidden units, or classes when linear). */
+  get firstLayerWidth(): number {
+    return this.hidden > 0 ? this.hidden : this.classes;
+  }
+
+  /** out += v · (first-layer weights of input column f); columns past inputDim are ignored. */
+  addInputColumn(out: Float64Array, f: number, v: number): void {
+    if (f >= this.inputDim || f < 0) return;
+    const width = this.firstLayerWidth;
+    axpy(out, 0, this.w1, f * width, v, width);
+  }
+
+  /**
+   * Class probabilities from a precomputed first-layer product W1ᵀx (without bias): predict(x)
+   * for callers that assemble W1ᵀx from cached parts. `pre` is overwritten.
+   */
+  predictFromFirstLayer(pre: Float64Array): Float64Array {
+    const probs = new Float64Array(this.classes);
+    if (this.hidden > 0) {
+      for (let j = 0; j < this.hidden; j++) {
+        const v = pre[j]! + this.b1[j]!;
+        pre[j] = v > 0 ? v : 0;
+      }
+      this.outputFromHidden(pre, probs);
+    } else {
+      for (let c = 0; c < this.classes; c++) probs[c] = pre[c]! + this.b1[c]!;
+    }
+    softmaxInPlace(probs);
+    return probs;
+  }
+
   private linearLogits(x: SparseVector, out: Float64Array): void {
     const C = this.classes;
-    for (let c = 0; c < C; c++) out[c] = this.b1[c] ?? 0;
+    const w = this.w1;
+    const D = this.inputDim;
+    for (let c = 0; c < C; c++) out[c] = this.b1[c]!;
     const { idx, val } = x;
     for (let n = 0; n < idx.length; n++) {
-      const f = idx[n] ?? 0;
-      if (f >= this.inputDim) continue;
-      const v = val[n] ?? 0;
-      const base = f * C;
-      for (let c = 0; c < C; c++) out[c] = (out[c] ?? 0) + v * (this.w1[base + c] ?? 0);
+      const f = idx[n]!;
+      if (f >= D) continue;
+      axpy(out, 0, w, f * C, val[n]!, C);
     }
   }
 
   private hiddenActivations(x: SparseVector): Float64Array {
     const H = this.hidden;
+    const w = this.w1;
+    const D = this.inputDim;
     const h = new Float64Array(H);
-    for (let j = 0; j < H; j++) h[j] = this.b1[j] ?? 0;
+    for (let j = 0; j < H; j++) h[j] = this.b1[j]!;
     const { idx, val } = x;
     for (let n = 0; n < idx.length; n++) {
-      const f = idx[n] ?? 0;
-      if (f >= this.inputDim) continue;
-      const v = val[n] ?? 0;
-      const base = f * H;
-      for (let j = 0; j < H; j++) h[j] = (h[j] ?? 0) + v * (this.w1[base + j] ?? 0);
+      const f = idx[n]!;
+      if (f >= D) continue;
+      axpy(h, 0, w, f * H, val[n]!, H);
     }
-    for (let j = 0; j < H; j++) if ((h[j] ?? 0) < 0) h[j] = 0;
+    for (let j = 0; j < H; j++) if (h[j]! < 0) h[j] = 0;
     return h;
   }
 
   private outputFromHidden(h: Float64Array, out: Float64Array): void {
     const C = this.classes;
-    for (let c = 0; c < C; c++) out[c] = this.b2[c] ?? 0;
+    const w = this.w2;
+    for (let c = 0; c < C; c++) out[c] = this.b2[c]!;
     for (let j = 0; j < this.hidden; j++) {
-      const hj = h[j] ?? 0;
+      const hj = h[j]!;
       if (hj === 0) continue;
-      const base = j * C;
-      for (let c = 0; c < C; c++) out[c] = (out[c] ?? 0) + hj * (this.w2[base + c] ?? 0);
+      axpy(out, 0, w, j * C, hj, C);
     }
   }
 
@@ -169,6 +202,7 @@ export class SoftmaxModel {
     let best = Infinity;
     let stale = 0;
     const keep = 1 - o.dropRate;
+    const smooth = o.labelSmoothing ?? 0;
     const classCounts = new Float64Array(C);
     for (const y of labels) classCounts[y] = (classCounts[y] ?? 0) + 1;
     const present = classCounts.filter((n) => n > 0).length || 1;
@@ -217,6 +251,11 @@ export class SoftmaxModel {
           softmaxInPlace(logits);
           epochLoss -= Math.log(Math.max(logits[y] ?? 0, 1e-12));
           logits[y] = (logits[y] ?? 0) - 1; // dL/dlogits
+          if (smooth > 0) {
+            for (let c = 0; c < C; c++) {
+              logits[c] = (logits[c] ?? 0) + smooth * ((c === y ? 1 : 0) - 1 / C);
+            }
+          }
           const cw = classWeight[y] ?? 1;
           if (cw !== 1) for (let c = 0; c < C; c++) logits[c] = (logits[c] ?? 0) * cw;
           if (H > 0 && h) {

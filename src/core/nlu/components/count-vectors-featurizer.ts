@@ -111,6 +111,7 @@ export class CountVectorsFeaturizer implements NluComponent {
   private readonly stopWords: Set<string>;
   private readonly oovWords: Set<string>;
   private readonly cache = new Map<string, SparseVector>();
+  private readonly tokenCache = new Map<string, string>();
 
   constructor(
     readonly config: CountVectorsConfig,
@@ -126,9 +127,12 @@ export class CountVectorsFeaturizer implements NluComponent {
 
   /** Rasa `_process_tokens`: numbers → __NUMBER__, lower-casing, accents. */
   private processToken(text: string): string {
+    const cached = this.tokenCache.get(text);
+    if (cached !== undefined) return cached;
     let t = text.replace(NUMBER, '__NUMBER__');
     if (this.config.lowercase) t = t.toLowerCase();
     if (this.config.strip_accents) t = stripAccents(t);
+    if (this.tokenCache.size < 50000) this.tokenCache.set(text, t);
     return t;
   }
 
@@ -222,13 +226,26 @@ export class CountVectorsFeaturizer implements NluComponent {
     }
     const tokens = this.tokensOf(message, training);
     const seq = tokens.map((t) => this.vectorize(t));
-    const sentence =
-      this.config.analyzer === 'word' && this.config.max_ngram > 1
-        ? this.vectorize(tokens.join(' '))
-        : this.config.analyzer === 'char'
-          ? this.vectorize(tokens.join(' '))
-          : sumRows(seq);
-    message.features.push({ featurizer: this.name, dim: this.vocabulary.length, seq, sentence });
+    const summed = !(
+      (this.config.analyzer === 'word' && this.config.max_ngram > 1) ||
+      this.config.analyzer === 'char'
+    );
+    if (!summed) {
+      const sentence = this.vectorize(tokens.join(' '));
+      message.features.push({ featurizer: this.name, dim: this.vocabulary.length, seq, sentence });
+      return;
+    }
+    // The summed sentence row is built on first use (the intent model can do without it).
+    let sentence: SparseVector | null = null;
+    message.features.push({
+      featurizer: this.name,
+      dim: this.vocabulary.length,
+      seq,
+      get sentence(): SparseVector {
+        return (sentence ??= sumRows(seq));
+      },
+      sentenceIsSum: true,
+    });
   }
 
   toJSON(): unknown {

@@ -10,10 +10,18 @@ import {
   sentenceInput,
   tokenInputs,
   type FeatureLayout,
+  type SentenceInputOptions,
+  type TermFrequency,
 } from 'src/core/nlu/feature-assembly';
 import { type IntentScore, type NluMessage, type SparseVector } from 'src/core/nlu/message';
 import { SoftmaxModel } from 'src/core/nlu/softmax-model';
-import { decodeFloats, encodeFloats, stateRecord, stateStrings } from 'src/core/nlu/sparse';
+import {
+  addInto,
+  decodeFloats,
+  encodeFloats,
+  stateRecord,
+  stateStrings,
+} from 'src/core/nlu/sparse';
 import { baseIntent } from 'src/core/training-data/nlu-training-data';
 
 /** Parameters shared by DIETClassifier and ResponseSelector. */
@@ -35,6 +43,7 @@ export function readSoftmaxConfig(
   params: Readonly<Record<string, unknown>>,
   defaultHidden: number,
   examples: number,
+  defaultDropRate = 0.2,
 ): SoftmaxComponentConfig {
   const r = new ParamReader(component, params);
   const hls = params['hidden_layers_sizes'];
@@ -66,7 +75,7 @@ export function readSoftmaxConfig(
     learning_rate: r.number('learning_rate', 0.01),
     hidden,
     regularization_constant: r.number('regularization_constant', 0.0002),
-    drop_rate: r.number('drop_rate', 0.2),
+    drop_rate: r.number('drop_rate', defaultDropRate),
     batch_size: batch,
     random_seed: r.number('random_seed', 42),
     ranking_length: r.number('ranking_length', 10),
@@ -74,6 +83,21 @@ export function readSoftmaxConfig(
     patience: r.number('early_stopping_patience', 10),
   };
 }
+
+/**
+ * Intent-model defaults chosen by repeated 5-fold cross-validation on the training splits of the
+ * Braun et al. corpora (bench/nlu/cv.ts): input dropout 0.4, label smoothing 0.1 and no idf
+ * weighting beat Rasa's drop_rate 0.2 / no smoothing / idf (micro-F1 0.952 vs 0.935).
+ */
+const DIET_DROP_RATE = 0.4;
+/** One hidden layer of 128 (Rasa-like width; 64 cross-validated slightly worse: 0.949 vs 0.952). */
+const DIET_HIDDEN = 128;
+const DIET_LABEL_SMOOTHING = 0.1;
+
+/** Featurizers whose token rows are shared objects for equal inputs (cacheable per row). */
+const SHARED_ROW_FEATURIZERS = new Set(['CountVectorsFeaturizer', 'LexicalSyntacticFeaturizer']);
+
+const CONTEXT_OFFSETS = [-2, -1, 1, 2] as const;
 
 /** Ranked label scores, top `rankingLength` (0 = all). */
 export function rank(
@@ -96,17 +120,33 @@ export class DIETClassifier implements NluComponent {
   static readonly componentName = 'DIETClassifier';
   readonly name = DIETClassifier.componentName;
   private readonly contextIndex: Map<string, number>;
+  private readonly contextCache = new Map<string, Int32Array>();
+  /** Per feature block: W1ᵀ·sqrt(row) of shared token rows (intent model). */
+  private readonly intentCache: Array<WeakMap<SparseVector, Float64Array> | undefined> = [];
+  private occurrences = new Int32Array(0);
+  private preScratch = new Float64Array(0);
+  private partScratch = new Float64Array(0);
+  private sqrtSums = new Float64Array(0);
+  private countSums = new Float64Array(0);
+  /** Per feature block: entity emission scores of shared token rows (CountVectors cache). */
+  private readonly emissionCache: Array<WeakMap<SparseVector, Float64Array> | undefined> = [];
 
   private constructor(
     private readonly layout: FeatureLayout,
     private readonly labels: readonly string[],
-    private readonly model: SoftmaxModel | null,
+    private readonly models: readonly SoftmaxModel[],
     private readonly idf: Float32Array | null,
+    private readonly tf: TermFrequency,
+    private readonly blockScale: readonly number[] | null,
     private readonly tagger: EntityTagger | null,
     private readonly contextVocabulary: readonly string[],
     private readonly rankingLength: number,
   ) {
     this.contextIndex = new Map(contextVocabulary.map((k, i) => [k, i]));
+  }
+
+  private inputOptions(): SentenceInputOptions {
+    return { weights: this.idf, tf: this.tf, blockScale: this.blockScale };
   }
 
   static async train(
@@ -116,8 +156,9 @@ export class DIETClassifier implements NluComponent {
     const config = readSoftmaxConfig(
       DIETClassifier.componentName,
       params,
-      128,
+      DIET_HIDDEN,
       ctx.messages.length,
+      DIET_DROP_RATE,
     );
     const r = new ParamReader(DIETClassifier.componentName, params);
     const doIntents = r.bool('intent_classification', true);
@@ -138,35 +179,62 @@ export class DIETClassifier implements NluComponent {
       : [];
     const entitiesWanted = doEntities && EntityTaggerHas(messages);
     const intentShare = entitiesWanted ? 0.6 : 1;
-    let model: SoftmaxModel | null = null;
+    const models: SoftmaxModel[] = [];
     let idf: Float32Array | null = null;
+    const tf = r.string('intent_tf', 'sqrt') as TermFrequency;
+    if (!['sqrt', 'log', 'binary', 'raw'].includes(tf)) {
+      throw new DialogueError(
+        'CONFIG.INVALID',
+        'DIETClassifier: intent_tf must be sqrt, log, binary or raw',
+      );
+    }
+    const scaleByName = (params['intent_block_scale'] ?? null) as Record<string, number> | null;
+    const blockScale =
+      scaleByName && first ? first.features.map((b) => scaleByName[b.featurizer] ?? 1) : null;
+    const hiddenSizes = Array.isArray(params['intent_hidden_ensemble'])
+      ? (params['intent_hidden_ensemble'] as number[])
+      : [config.hidden];
+    const seeds = r.number('intent_seeds', 1);
     if (labels.length > 0) {
       const index = new Map(labels.map((l, i) => [l, i]));
-      if (r.bool('use_idf', true)) {
+      if (r.bool('use_idf', false)) {
         idf = inverseDocumentFrequency(
-          withIntent.map((m) => sentenceInput(m, layout)),
+          withIntent.map((m) => sentenceInput(m, layout, { tf, blockScale })),
           width,
         );
       }
-      const rows = withIntent.map((m) => sentenceInput(m, layout, idf));
+      const rows = withIntent.map((m) =>
+        sentenceInput(m, layout, { weights: idf, tf, blockScale }),
+      );
       const y = withIntent.map((m) => index.get(baseIntent(m.example.intent)) ?? 0);
-      model = await SoftmaxModel.train(rows, y, {
-        inputDim: width,
-        classes: labels.length,
-        hidden: config.hidden,
-        epochs: config.epochs,
-        learningRate: config.learning_rate,
-        l2: config.regularization_constant,
-        dropRate: config.drop_rate,
-        batchSizes: config.batch_size,
-        seed: config.random_seed + ctx.index,
-        tolerance: config.tolerance,
-        patience: config.patience,
-        onEpoch: async (epoch) => {
-          ctx.progress((intentShare * (epoch + 1)) / config.epochs);
-          if (epoch % 10 === 9) await ctx.yieldNow();
-        },
-      });
+      const runs = hiddenSizes.length * seeds;
+      let run = 0;
+      for (const hidden of hiddenSizes) {
+        for (let s = 0; s < seeds; s++) {
+          const at = run;
+          models.push(
+            await SoftmaxModel.train(rows, y, {
+              inputDim: width,
+              classes: labels.length,
+              hidden,
+              epochs: config.epochs,
+              learningRate: config.learning_rate,
+              l2: config.regularization_constant,
+              dropRate: config.drop_rate,
+              batchSizes: config.batch_size,
+              seed: config.random_seed + ctx.index + 1000 * run,
+              tolerance: config.tolerance,
+              patience: config.patience,
+              labelSmoothing: r.number('label_smoothing', DIET_LABEL_SMOOTHING),
+              onEpoch: async (epoch) => {
+                ctx.progress((intentShare * (at + (epoch + 1) / config.epochs)) / runs);
+                if (epoch % 10 === 9) await ctx.yieldNow();
+              },
+            }),
+          );
+          run += 1;
+        }
+      }
     }
     let tagger: EntityTagger | null = null;
     const contextVocabulary: string[] = [];
@@ -200,8 +268,10 @@ export class DIETClassifier implements NluComponent {
     return new DIETClassifier(
       layout,
       labels,
-      model,
+      models,
       idf,
+      tf,
+      blockScale,
       tagger,
       contextVocabulary,
       config.ranking_length,
@@ -214,28 +284,228 @@ export class DIETClassifier implements NluComponent {
     return new DIETClassifier(
       layout,
       stateStrings(s['labels'], 'DIETClassifier.labels'),
-      s['model'] ? SoftmaxModel.fromJSON(s['model'], 'DIETClassifier.model') : null,
+      Array.isArray(s['models'])
+        ? (s['models'] as unknown[]).map((m) => SoftmaxModel.fromJSON(m, 'DIETClassifier.model'))
+        : s['model']
+          ? [SoftmaxModel.fromJSON(s['model'], 'DIETClassifier.model')]
+          : [],
       s['idf'] ? decodeFloats(s['idf'], layoutWidth(layout), 'DIETClassifier.idf') : null,
+      (typeof s['tf'] === 'string' ? s['tf'] : 'sqrt') as TermFrequency,
+      Array.isArray(s['blockScale']) ? (s['blockScale'] as number[]) : null,
       s['tagger'] ? EntityTagger.fromJSON(s['tagger'], 'DIETClassifier.tagger') : null,
       stateStrings(s['contextVocabulary'] ?? [], 'DIETClassifier.contextVocabulary'),
       typeof s['rankingLength'] === 'number' ? s['rankingLength'] : 10,
     );
   }
 
-  private tokenFeatures(message: NluMessage): SparseVector[] {
+  /**
+   * Token rows for the entity tagger: every block (values damped and L2-normalised per block,
+   * see tokenInputs) plus the neighbour-word context features. With `partials`, the rows of the
+   * CountVectors/LexicalSyntactic blocks (shared objects for equal tokens/windows) are left out
+   * and their emission scores are added to `partials` instead, cached per row object.
+   */
+  private tokenFeatures(message: NluMessage, partials: Float64Array | null = null): SparseVector[] {
     const width = layoutWidth(this.layout);
-    return appendFeatures(
-      tokenInputs(message, this.layout),
-      contextKeys(message).map((keys) =>
-        keys.map((k) => this.contextIndex.get(k)).filter((i): i is number => i !== undefined),
-      ),
-      width,
-    );
+    const rows = partials
+      ? this.uncachedTokenInputs(message, partials)
+      : tokenInputs(message, this.layout);
+    const words = message.tokens.map((t) => t.text.toLowerCase());
+    const n = words.length;
+    const bias = this.contextIndex.get('bias');
+    for (let i = 0; i < n; i++) {
+      const row = rows[i];
+      if (!row) continue;
+      if (bias !== undefined) {
+        row.idx.push(width + bias);
+        row.val.push(1);
+      }
+      for (let q = 0; q < CONTEXT_OFFSETS.length; q++) {
+        const d = CONTEXT_OFFSETS[q]!;
+        const w = i + d < 0 ? '<BOS>' : i + d >= n ? '<EOS>' : words[i + d]!;
+        const col = this.contextColumns(w)[q]!;
+        if (col >= 0) {
+          row.idx.push(width + col);
+          row.val.push(1);
+        }
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * The intent model's probabilities without building the sentence row: with sqrt damping and
+   * no idf, a summed block contributes W1ᵀ·sqrt(Σₜ cₜ)/‖·‖ = (Σₜ W1ᵀ·sqrt(cₜ) + corrections for
+   * columns shared by several tokens) / sqrt(Σ c), and W1ᵀ·sqrt(cₜ) is cached per shared token
+   * row. Equal to predict(sentenceInput(...)) up to rounding; null when not applicable.
+   */
+  private predictFromTokenParts(message: NluMessage): Float64Array | null {
+    const model = this.models[0];
+    if (!model || this.idf || this.tf !== 'sqrt') return null;
+    const width = model.firstLayerWidth;
+    if (this.preScratch.length !== width) {
+      this.preScratch = new Float64Array(width);
+      this.partScratch = new Float64Array(width);
+    }
+    const pre = this.preScratch;
+    const part = this.partScratch;
+    pre.fill(0);
+    let offset = 0;
+    for (let b = 0; b < this.layout.length; b++) {
+      const dim = this.layout[b]!;
+      const block = message.features[b];
+      const scale = this.blockScale ? (this.blockScale[b] ?? 1) : 1;
+      if (!block || block.dim !== dim || scale <= 0) {
+        offset += dim;
+        continue;
+      }
+      if (block.sentenceIsSum !== true && block.sentence !== null) {
+        const row = block.sentence;
+        let total = 0;
+        for (let i = 0; i < row.val.length; i++) total += Math.abs(row.val[i]!);
+        const f = total > 0 ? scale / Math.sqrt(total) : 0;
+        for (let i = 0; f > 0 && i < row.idx.length; i++) {
+          model.addInputColumn(pre, offset + row.idx[i]!, Math.sqrt(Math.abs(row.val[i]!)) * f);
+        }
+        offset += dim;
+        continue;
+      }
+      if (this.occurrences.length < dim) {
+        this.occurrences = new Int32Array(dim);
+        this.sqrtSums = new Float64Array(dim);
+        this.countSums = new Float64Array(dim);
+      }
+      const occ = this.occurrences;
+      const sqrtSum = this.sqrtSums;
+      const countSum = this.countSums;
+      const touched: number[] = [];
+      let total = 0;
+      let cache = this.intentCache[b];
+      if (!cache) cache = this.intentCache[b] = new WeakMap();
+      part.fill(0);
+      let rowsUsed = 0;
+      let repeated = 0;
+      for (const row of block.seq) {
+        const { idx, val } = row;
+        if (idx.length === 0) continue;
+        rowsUsed += 1;
+        for (let n = 0; n < idx.length; n++) {
+          const i = idx[n]!;
+          const c = Math.abs(val[n]!);
+          total += c;
+          if (occ[i] === 0) {
+            touched.push(i);
+            sqrtSum[i] = 0;
+            countSum[i] = 0;
+          } else if (occ[i] === 1) repeated += 1;
+          occ[i] = occ[i]! + 1;
+          sqrtSum[i] = sqrtSum[i]! + Math.sqrt(c);
+          countSum[i] = countSum[i]! + c;
+        }
+      }
+      if (rowsUsed + repeated < touched.length) {
+        // Cached per-row products plus corrections for the columns several rows share.
+        for (const row of block.seq) {
+          if (row.idx.length === 0) continue;
+          let p = cache.get(row);
+          if (!p) {
+            p = new Float64Array(width);
+            for (let n = 0; n < row.idx.length; n++) {
+              model.addInputColumn(p, offset + row.idx[n]!, Math.sqrt(Math.abs(row.val[n]!)));
+            }
+            cache.set(row, p);
+          }
+          addInto(part, 0, p, width);
+        }
+        for (const i of touched) {
+          if (occ[i]! > 1) {
+            const correction = Math.sqrt(countSum[i]!) - sqrtSum[i]!;
+            if (correction !== 0) model.addInputColumn(part, offset + i, correction);
+          }
+          occ[i] = 0;
+        }
+      } else {
+        // Mostly shared columns (e.g. lexical flags): the summed row directly is cheaper.
+        for (const i of touched) {
+          model.addInputColumn(part, offset + i, Math.sqrt(countSum[i]!));
+          occ[i] = 0;
+        }
+      }
+      if (total > 0) {
+        const f = scale / Math.sqrt(total);
+        for (let j = 0; j < width; j++) pre[j] = pre[j]! + f * part[j]!;
+      }
+      offset += dim;
+    }
+    return model.predictFromFirstLayer(pre);
+  }
+
+  /** Context feature columns of a (lower-cased) word at each CONTEXT_OFFSETS position. */
+  private contextColumns(word: string): Int32Array {
+    let cols = this.contextCache.get(word);
+    if (!cols) {
+      cols = Int32Array.from(
+        CONTEXT_OFFSETS,
+        (d) => this.contextIndex.get(`w[${d}]=${word}`) ?? -1,
+      );
+      if (this.contextCache.size < 50000) this.contextCache.set(word, cols);
+    }
+    return cols;
+  }
+
+  private uncachedTokenInputs(message: NluMessage, partials: Float64Array): SparseVector[] {
+    const tagger = this.tagger;
+    const K = tagger?.entityTagCount ?? 0;
+    const T = message.tokens.length;
+    const rows: SparseVector[] = [];
+    for (let t = 0; t < T; t++) rows.push({ idx: [], val: [] });
+    let offset = 0;
+    this.layout.forEach((dim, b) => {
+      const block = message.features[b];
+      if (!block || block.dim !== dim) {
+        offset += dim;
+        return;
+      }
+      const cacheable = SHARED_ROW_FEATURIZERS.has(block.featurizer);
+      let cache = this.emissionCache[b];
+      if (cacheable && !cache) cache = this.emissionCache[b] = new WeakMap();
+      for (let t = 0; t < T; t++) {
+        const row = block.seq[t];
+        if (!row || row.idx.length === 0) continue;
+        let part = cache?.get(row);
+        if (!part) {
+          const target = cacheable ? { idx: [] as number[], val: [] as number[] } : rows[t];
+          if (!target) continue;
+          let norm = 0;
+          for (const v of row.val) norm += Math.abs(v);
+          norm = Math.sqrt(norm);
+          for (let i = 0; i < row.idx.length; i++) {
+            target.idx.push(offset + row.idx[i]!);
+            target.val.push(norm > 0 ? Math.sqrt(Math.abs(row.val[i]!)) / norm : 0);
+          }
+          if (!cacheable || !tagger) continue;
+          part = tagger.rowEmission(target.idx, target.val);
+          cache?.set(row, part);
+        }
+        addInto(partials, t * K, part, K);
+      }
+      offset += dim;
+    });
+    return rows;
   }
 
   process(message: NluMessage): void {
-    if (this.model && this.labels.length > 0) {
-      const probs = this.model.predict(sentenceInput(message, this.layout, this.idf));
+    if (this.models.length > 0 && this.labels.length > 0) {
+      const fast = this.models.length === 1 ? this.predictFromTokenParts(message) : null;
+      const x = fast ? null : sentenceInput(message, this.layout, this.inputOptions());
+      const probs =
+        fast ?? (x && this.models[0]?.predict(x)) ?? new Float64Array(this.labels.length);
+      for (let i = 1; x && i < this.models.length; i++) {
+        const p = this.models[i]?.predict(x);
+        if (p) for (let c = 0; c < probs.length; c++) probs[c] = (probs[c] ?? 0) + (p[c] ?? 0);
+      }
+      if (this.models.length > 1) {
+        for (let c = 0; c < probs.length; c++) probs[c] = (probs[c] ?? 0) / this.models.length;
+      }
       const ranking = rank(this.labels, probs, this.rankingLength);
       const top = ranking[0];
       if (top) {
@@ -243,10 +513,15 @@ export class DIETClassifier implements NluComponent {
         message.intentRanking = ranking;
       }
     }
-    if (this.tagger) {
-      message.entities.push(
-        ...this.tagger.extract(message, this.tokenFeatures(message), this.name),
-      );
+    const tagger = this.tagger;
+    if (tagger && message.tokens.length > 0) {
+      if (tagger.hasExtraModels) {
+        message.entities.push(...tagger.extract(message, this.tokenFeatures(message), this.name));
+      } else {
+        const partials = new Float64Array(message.tokens.length * tagger.entityTagCount);
+        const rows = this.tokenFeatures(message, partials);
+        message.entities.push(...tagger.extract(message, rows, this.name, partials));
+      }
     }
   }
 
@@ -254,8 +529,11 @@ export class DIETClassifier implements NluComponent {
     return {
       layout: this.layout,
       labels: this.labels,
-      model: this.model?.toJSON() ?? null,
+      model: this.models.length === 1 ? (this.models[0]?.toJSON() ?? null) : null,
+      models: this.models.length === 1 ? undefined : this.models.map((m) => m.toJSON()),
       idf: this.idf ? encodeFloats(this.idf) : null,
+      tf: this.tf,
+      blockScale: this.blockScale,
       tagger: this.tagger?.toJSON() ?? null,
       contextVocabulary: this.contextVocabulary,
       rankingLength: this.rankingLength,

@@ -10,6 +10,9 @@ export const LEXICAL_SYNTACTIC_DEFAULT_FEATURES: readonly (readonly string[])[] 
   ['low', 'title', 'upper'],
 ];
 
+/** Key of the row stored in a rowCache leaf. */
+const ROW = Symbol('row');
+
 type FeatureFn = (token: Token, index: number, count: number) => string;
 
 const FUNCTIONS: Record<string, FeatureFn> = {
@@ -40,15 +43,64 @@ export class LexicalSyntacticFeaturizer implements NluComponent {
   static readonly componentName = 'LexicalSyntacticFeaturizer';
   readonly name = LexicalSyntacticFeaturizer.componentName;
   private readonly positions: number[];
-  /** key `${position}|${feature}|${value}` → column. */
-  private readonly index: Map<string, number>;
+  /** Distinct feature names; per (window row, feature) slot its position, feature and columns. */
+  private readonly names: string[];
+  private readonly slots: Array<{ pos: number; name: number; columns: Map<string, number> }>;
+  /** Token text → values of the text-only features (BOS/EOS are positional), bounded. */
+  private readonly valueCache = new Map<string, string[][]>();
+  /** Interned rows: nested maps over the window's value arrays (by identity), bounded. */
+  private readonly rowCache = new Map<unknown, unknown>();
+  private rowCacheSize = 0;
 
   constructor(
     private readonly features: readonly (readonly string[])[],
     private readonly vocabulary: readonly string[],
   ) {
     this.positions = windowPositions(features.length);
-    this.index = new Map(vocabulary.map((k, i) => [k, i]));
+    this.names = [...new Set(features.flat())];
+    this.slots = [];
+    const byKey = new Map<string, Map<string, number>>();
+    vocabulary.forEach((k, col) => {
+      const cut = k.indexOf('|', k.indexOf('|') + 1);
+      const key = k.slice(0, cut);
+      let m = byKey.get(key);
+      if (!m) byKey.set(key, (m = new Map<string, number>()));
+      m.set(k.slice(cut + 1), col);
+    });
+    this.positions.forEach((pos, row) => {
+      for (const f of features[row] ?? []) {
+        this.slots.push({
+          pos,
+          name: this.names.indexOf(f),
+          columns: byKey.get(`${pos}|${f}`) ?? new Map<string, number>(),
+        });
+      }
+    });
+  }
+
+  /**
+   * Values of every distinct feature for token i of n. One shared array per token text and
+   * BOS/EOS case, so that equal windows can share their feature row (see process).
+   */
+  private tokenValues(token: Token, i: number, n: number): string[] {
+    let variants = this.valueCache.get(token.text);
+    if (!variants) {
+      variants = [];
+      if (this.valueCache.size < 50000) this.valueCache.set(token.text, variants);
+    }
+    const variant = (i === 0 ? 1 : 0) | (i === n - 1 ? 2 : 0);
+    let values = variants[variant];
+    if (!values) {
+      values = this.names.map((f) =>
+        f === 'BOS'
+          ? pyBool(i === 0)
+          : f === 'EOS'
+            ? pyBool(i === n - 1)
+            : (FUNCTIONS[f]?.(token, i, n) ?? ''),
+      );
+      variants[variant] = values;
+    }
+    return values;
   }
 
   static validateFeatures(raw: unknown): string[][] {
@@ -139,15 +191,40 @@ export class LexicalSyntacticFeaturizer implements NluComponent {
   }
 
   process(message: NluMessage): void {
-    const seq: SparseVector[] = this.rawFeatures(message.tokens).map((row) => {
-      const idx: number[] = [];
-      for (const [key, value] of row) {
-        const col = this.index.get(`${key}|${value}`);
-        if (col !== undefined) idx.push(col);
+    const tokens = message.tokens;
+    const n = tokens.length;
+    const values = tokens.map((t, i) => this.tokenValues(t, i, n));
+    const seq: SparseVector[] = new Array<SparseVector>(n);
+    for (let i = 0; i < n; i++) {
+      // Rows of equal windows are shared objects (consumers may cache per row).
+      let node = this.rowCache;
+      for (const pos of this.positions) {
+        const key = values[i + pos] ?? null;
+        let child = node.get(key) as Map<unknown, unknown> | undefined;
+        if (!child) {
+          child = new Map<unknown, unknown>();
+          if (this.rowCacheSize < 50000) node.set(key, child);
+        }
+        node = child;
       }
-      idx.sort((a, b) => a - b);
-      return { idx, val: idx.map(() => 1) };
-    });
+      let row = node.get(ROW) as SparseVector | undefined;
+      if (!row) {
+        const idx: number[] = [];
+        for (const slot of this.slots) {
+          const vals = values[i + slot.pos];
+          if (!vals) continue;
+          const col = slot.columns.get(vals[slot.name] ?? '');
+          if (col !== undefined) idx.push(col);
+        }
+        idx.sort((a, b) => a - b);
+        row = { idx, val: idx.map(() => 1) };
+        if (this.rowCacheSize < 50000) {
+          node.set(ROW, row);
+          this.rowCacheSize += 1;
+        }
+      }
+      seq[i] = row;
+    }
     message.features.push({
       featurizer: this.name,
       dim: this.vocabulary.length,
