@@ -4,14 +4,15 @@
  *   node bench/nlu/cv.js '[{"label":"base"},{"label":"linear","hidden_layers_sizes":{"text":[]}}]'
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DEFAULT_PIPELINE, trainNlu } from 'src/core/nlu/pipeline';
 import { Random } from 'src/core/nlu/random';
 import { readBraunCorpus } from 'src/core/training-data/braun-corpus-reader';
 import { type ComponentConfig } from 'src/core/training-data/config-reader';
 import { type NluExample } from 'src/core/training-data/nlu-training-data';
 
-const SHARED = process.env['PARLEY_SHARED'] ?? '/work/shared';
+// shared/ sits beside the repository; the bench is run from the repository root.
+const SHARED = process.env['PARLEY_SHARED'] ?? resolve(process.cwd(), '..', 'shared');
 const CORPORA = ['ChatbotCorpus', 'AskUbuntuCorpus', 'WebApplicationsCorpus'];
 
 interface Variant {

@@ -9,7 +9,8 @@ import { type NluExample, type NluTrainingData } from 'src/core/training-data/nl
 import { readNluYaml } from 'src/core/training-data/nlu-yaml-reader';
 
 const ROOT = process.env['PARLEY_ROOT'] ?? resolve(__dirname, '..', '..', '..', '..');
-const SHARED = process.env['PARLEY_SHARED'] ?? '/work/shared';
+// shared/ sits beside the repository; the bench is run from the repository root.
+const SHARED = process.env['PARLEY_SHARED'] ?? resolve(process.cwd(), '..', 'shared');
 const CORPORA = ['ChatbotCorpus', 'AskUbuntuCorpus', 'WebApplicationsCorpus'];
 const NONE = 'None';
 
