@@ -36,6 +36,8 @@ export interface AppConfig {
   readonly trackerCacheSize: number;
   readonly inspect: boolean;
   readonly logLevel: LogLevel;
+  /** License JWT (`PARLEY_LICENSE`) shown by `GET /license`; null for the open-source record. */
+  readonly license: string | null;
 }
 
 export const JWT_METHODS = [

@@ -3,6 +3,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsJWT,
   IsOptional,
   IsString,
   Matches,
@@ -81,4 +82,6 @@ export class EnvSchema {
   @IsOptional() @Transform(toBool) @IsBoolean() PARLEY_INSPECT?: boolean;
 
   @IsOptional() @IsIn(LOG_LEVELS) LOG_LEVEL?: string;
+
+  @IsOptional() @IsJWT() PARLEY_LICENSE?: string;
 }

@@ -71,6 +71,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     trackerCacheSize: schema.TRACKER_CACHE_SIZE ?? 1000,
     inspect: schema.PARLEY_INSPECT ?? false,
     logLevel: (schema.LOG_LEVEL ?? 'info') as LogLevel,
+    license: schema.PARLEY_LICENSE ?? null,
   };
 }
 
@@ -116,4 +117,5 @@ export const ENV_KEYS = [
   'PARLEY_REMOTE_STORAGE',
   'PARLEY_INSPECT',
   'LOG_LEVEL',
+  'PARLEY_LICENSE',
 ] as const;
