@@ -1,5 +1,5 @@
 'use strict';
-/* global __filename, fetch, AbortSignal -- Node globals missing from the repo's eslint JS globals */
+/* global __filename -- a Node global missing from the repo's eslint JS globals */
 // Tracker HTTP benchmark: Parley's tracker routes against a bare NestJS route, on loopback.
 //
 //   npm run build && node bench/tracker.js [--duration 10] [--connections 10] [--ids 200]
@@ -14,7 +14,6 @@
 // loop with the server it measures. Database: DATABASE_URL's server (a fresh `parley_bench_<ts>`
 // database, dropped afterwards) or a throwaway embedded PostgreSQL. Results: console table and
 // bench/results/tracker.json.
-const { fork } = require('node:child_process');
 const {
   existsSync,
   mkdirSync,
@@ -26,8 +25,20 @@ const {
 const os = require('node:os');
 const path = require('node:path');
 const { Buffer } = require('node:buffer');
-const { clearTimeout, setTimeout } = require('node:timers');
-const { URL } = require('node:url');
+const { setTimeout } = require('node:timers');
+const {
+  cannon,
+  check,
+  cleanupStack,
+  createScratchDatabase,
+  forkServer,
+  loadAverage,
+  machine,
+  request,
+  round,
+  serveBare,
+  serveOverIpc,
+} = require('./lib/http-bench');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
@@ -39,8 +50,6 @@ const LARGE_EVENTS = 10_000;
 const SMALL_EVENTS = 20;
 const SEQUENTIAL_SAMPLES = 50;
 const SEQUENTIAL_WARMUP = 5;
-const REQUEST_TIMEOUT_MS = 30_000;
-const SERVER_START_TIMEOUT_MS = 180_000;
 const WATCHDOG_MS = 15 * 60_000;
 
 function need(file) {
@@ -67,28 +76,6 @@ function parseArgs(argv) {
 // Child processes: `node bench/tracker.js --serve bare|parley`; they report {port} over IPC and
 // close on a 'close' message.
 
-async function serveBare() {
-  require('reflect-metadata');
-  const { Controller, Get, Module } = require('@nestjs/common');
-  const { NestFactory } = require('@nestjs/core');
-  class PingController {
-    ping() {
-      return { ok: true };
-    }
-  }
-  Get('ping')(
-    PingController.prototype,
-    'ping',
-    Object.getOwnPropertyDescriptor(PingController.prototype, 'ping'),
-  );
-  Controller()(PingController);
-  class PingModule {}
-  Module({ controllers: [PingController] })(PingModule);
-  const app = await NestFactory.create(PingModule, { logger: false });
-  await app.listen(0, '127.0.0.1');
-  return app;
-}
-
 async function serveParley(databaseUrl) {
   const { createParleyApp } = need('bootstrap/create-app.js');
   const { validateEnv } = need('platform/config/validate-env.js');
@@ -112,82 +99,18 @@ async function serveParley(databaseUrl) {
 async function childMain(kind) {
   const app =
     kind === 'bare' ? await serveBare() : await serveParley(process.env.BENCH_DATABASE_URL);
-  process.on('message', (message) => {
-    if (message === 'close') {
-      app.close().finally(() => process.exit(0));
-    }
-  });
-  process.send({ port: app.getHttpServer().address().port });
+  serveOverIpc(app);
 }
 
 function startServer(kind, env) {
-  return new Promise((resolve, reject) => {
-    const child = fork(__filename, ['--serve', kind], {
-      env: { ...process.env, ...env },
-      stdio: 'inherit',
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${kind} server did not start within ${SERVER_START_TIMEOUT_MS} ms`));
-    }, SERVER_START_TIMEOUT_MS);
-    child.once('message', ({ port }) => {
-      clearTimeout(timer);
-      resolve({
-        kind,
-        url: `http://127.0.0.1:${port}`,
-        close: () => stopChild(child),
-      });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${kind} server exited with code ${code} before listening`));
-    });
-  });
-}
-
-function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.send('close');
-  });
+  return forkServer(__filename, ['--serve', kind], kind, env);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Database: DATABASE_URL's server with a fresh database, or a throwaway embedded PostgreSQL.
 
 async function startDatabase() {
-  const { Client } = require('pg');
-  if (process.env.DATABASE_URL) {
-    const serverUrl = process.env.DATABASE_URL;
-    const name = `parley_bench_${Date.now().toString(36)}`;
-    const admin = new Client({ connectionString: serverUrl });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await admin.end();
-    }
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    return {
-      kind: `external (${url.host}/${name})`,
-      url: url.toString(),
-      async stop() {
-        const client = new Client({ connectionString: serverUrl });
-        await client.connect();
-        try {
-          await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        } finally {
-          await client.end();
-        }
-      },
-    };
-  }
+  if (process.env.DATABASE_URL) return createScratchDatabase(process.env.DATABASE_URL);
   const { startEmbeddedPostgres } = need('platform/database/embedded-postgres.launcher.js');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-pg-'));
   const handle = await startEmbeddedPostgres({
@@ -208,22 +131,6 @@ async function startDatabase() {
 
 // ---------------------------------------------------------------------------------------------
 // HTTP helpers
-
-async function request(method, url, body) {
-  const started = process.hrtime.bigint();
-  const res = await fetch(url, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
-  const text = await res.text();
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (res.status !== 200) {
-    throw new Error(`${method} ${url} → ${res.status}: ${text.slice(0, 500)}`);
-  }
-  return { ms, bytes: Buffer.byteLength(text), json: JSON.parse(text) };
-}
 
 function trackerUrl(base, id, suffix = '', query = '') {
   return `${base}/conversations/${encodeURIComponent(id)}/tracker${suffix}${query}`;
@@ -291,45 +198,9 @@ function conversationEvents(count) {
 // ---------------------------------------------------------------------------------------------
 // Measurements
 
-function autocannonRun(opts) {
-  const autocannon = require('autocannon');
-  return new Promise((resolve, reject) => {
-    autocannon({ timeout: 10, ...opts }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    );
-  });
-}
-
-function summarizeCannon(name, result) {
-  const ok = result['2xx'];
-  return {
-    name,
-    reqPerSec: round(ok / result.duration, 1),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    maxMs: result.latency.max,
-    requests: ok,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    durationS: round(result.duration, 2),
-  };
-}
-
-async function cannon(name, opts, bench) {
-  if (bench.warmup > 0) await autocannonRun({ ...opts, duration: bench.warmup });
-  const result = await autocannonRun({ ...opts, duration: bench.duration });
-  return summarizeCannon(name, result);
-}
-
 function percentile(sorted, p) {
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index];
-}
-
-function round(value, digits = 2) {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
 }
 
 async function sequential(name, url) {
@@ -354,10 +225,6 @@ async function sequential(name, url) {
     responseBytes: bytes,
     eventsInResponse: events,
   };
-}
-
-function check(condition, message) {
-  if (!condition) throw new Error(`sanity check failed: ${message}`);
 }
 
 async function runBenchmarks(bare, parley, bench) {
@@ -510,16 +377,7 @@ async function main() {
   }, WATCHDOG_MS);
   watchdog.unref();
 
-  const cleanups = [];
-  const cleanup = async () => {
-    while (cleanups.length > 0) {
-      const step = cleanups.pop();
-      await step().catch((error) => console.error('cleanup failed:', error.message));
-    }
-  };
-  for (const signal of ['SIGINT', 'SIGTERM']) {
-    process.once(signal, () => void cleanup().finally(() => process.exit(130)));
-  }
+  const cleanups = cleanupStack();
   try {
     console.log('starting database…');
     const db = await startDatabase();
@@ -533,12 +391,7 @@ async function main() {
       `running: ${bench.duration} s per autocannon run (+${bench.warmup} s warm-up), ${bench.connections} connections`,
     );
 
-    const loadBefore = os.loadavg().map((l) => round(l));
-    if (loadBefore[0] > os.cpus().length * 0.5) {
-      console.warn(
-        `warning: load average ${loadBefore[0]} on ${os.cpus().length} CPUs — figures will be noisy`,
-      );
-    }
+    const loadBefore = loadAverage({ warn: true });
     const results = await runBenchmarks(bare, parley, bench);
     const verdict = {
       postVsBareRatio: results.b.ratioToBare,
@@ -557,10 +410,7 @@ async function main() {
     );
     const report = {
       date: new Date().toISOString(),
-      node: process.version,
-      platform: `${os.type()} ${os.release()} ${os.arch()}`,
-      cpus: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model,
+      ...machine(),
       loadAverage1m: { before: loadBefore[0], after: round(os.loadavg()[0]) },
       database: db.kind,
       options: bench,
@@ -571,7 +421,7 @@ async function main() {
     writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`\nwritten ${path.relative(ROOT, RESULTS)}`);
   } finally {
-    await cleanup();
+    await cleanups.run();
   }
 }
 

@@ -1,0 +1,226 @@
+'use strict';
+/* global fetch, AbortSignal -- Node globals missing from the repo's eslint JS globals */
+// Helpers shared by the HTTP benchmarks (bench/tracker.js, bench/nlu-http.js): the bare Nest
+// reference app, child-process servers reporting their port over IPC, autocannon runs, fetch
+// with timing, and an ordered cleanup list.
+const { fork } = require('node:child_process');
+const os = require('node:os');
+const { Buffer } = require('node:buffer');
+const { clearTimeout, setTimeout } = require('node:timers');
+const { URL } = require('node:url');
+
+const REQUEST_TIMEOUT_MS = 30_000;
+const SERVER_START_TIMEOUT_MS = 180_000;
+
+function round(value, digits = 2) {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(`sanity check failed: ${message}`);
+}
+
+/**
+ * A fresh `parley_bench_<ts>` database on the PostgreSQL server of `serverUrl`, dropped by stop():
+ * benchmarks never write into (or migrate) the database DATABASE_URL names.
+ */
+async function createScratchDatabase(serverUrl) {
+  const { Client } = require('pg');
+  const name = `parley_bench_${Date.now().toString(36)}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    kind: `external (${url.host}/${name})`,
+    url: url.toString(),
+    async stop() {
+      const client = new Client({ connectionString: serverUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** A minimal Nest app: one controller with GET /ping, default Express adapter, no middleware. */
+async function serveBare() {
+  require('reflect-metadata');
+  const { Controller, Get, Module } = require('@nestjs/common');
+  const { NestFactory } = require('@nestjs/core');
+  class PingController {
+    ping() {
+      return { ok: true };
+    }
+  }
+  Get('ping')(
+    PingController.prototype,
+    'ping',
+    Object.getOwnPropertyDescriptor(PingController.prototype, 'ping'),
+  );
+  Controller()(PingController);
+  class PingModule {}
+  Module({ controllers: [PingController] })(PingModule);
+  const app = await NestFactory.create(PingModule, { logger: false });
+  await app.listen(0, '127.0.0.1');
+  return app;
+}
+
+/** In a forked child: report the app's port over IPC, close the app on a 'close' message. */
+function serveOverIpc(app) {
+  process.on('message', (message) => {
+    if (message === 'close') {
+      app.close().finally(() => process.exit(0));
+    }
+  });
+  process.send({ port: app.getHttpServer().address().port });
+}
+
+/** Forks `script args`, which must call serveOverIpc; resolves to { kind, url, close }. */
+function forkServer(script, args, kind, env) {
+  return new Promise((resolve, reject) => {
+    const child = fork(script, args, {
+      env: { ...process.env, ...env },
+      stdio: 'inherit',
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${kind} server did not start within ${SERVER_START_TIMEOUT_MS} ms`));
+    }, SERVER_START_TIMEOUT_MS);
+    child.once('message', ({ port }) => {
+      clearTimeout(timer);
+      resolve({
+        kind,
+        url: `http://127.0.0.1:${port}`,
+        close: () => stopChild(child),
+      });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${kind} server exited with code ${code} before listening`));
+    });
+  });
+}
+
+function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.send('close');
+  });
+}
+
+async function request(method, url, body) {
+  const started = process.hrtime.bigint();
+  const res = await fetch(url, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const text = await res.text();
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (res.status !== 200) {
+    throw new Error(`${method} ${url} → ${res.status}: ${text.slice(0, 500)}`);
+  }
+  return { ms, bytes: Buffer.byteLength(text), json: JSON.parse(text) };
+}
+
+function autocannonRun(opts) {
+  const autocannon = require('autocannon');
+  return new Promise((resolve, reject) => {
+    autocannon({ timeout: 10, ...opts }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
+  });
+}
+
+function summarizeCannon(name, result) {
+  const ok = result['2xx'];
+  return {
+    name,
+    reqPerSec: round(ok / result.duration, 1),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    requests: ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    durationS: round(result.duration, 2),
+  };
+}
+
+/** Optional warm-up run of bench.warmup s, then a measured run of bench.duration s. */
+async function cannon(name, opts, bench) {
+  if (bench.warmup > 0) await autocannonRun({ ...opts, duration: bench.warmup });
+  const result = await autocannonRun({ ...opts, duration: bench.duration });
+  return summarizeCannon(name, result);
+}
+
+/** Rounded [1m, 5m, 15m] load average; warns when the 1-minute figure exceeds half the CPUs. */
+function loadAverage({ warn = false } = {}) {
+  const load = os.loadavg().map((l) => round(l));
+  if (warn && load[0] > os.cpus().length * 0.5) {
+    console.warn(
+      `warning: load average ${load[0]} on ${os.cpus().length} CPUs — figures will be noisy`,
+    );
+  }
+  return load;
+}
+
+function machine() {
+  return {
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+  };
+}
+
+/** Cleanup steps run last-in first-out, once, on completion or on SIGINT/SIGTERM. */
+function cleanupStack() {
+  const steps = [];
+  const run = async () => {
+    while (steps.length > 0) {
+      const step = steps.pop();
+      await step().catch((error) => console.error('cleanup failed:', error.message));
+    }
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => void run().finally(() => process.exit(130)));
+  }
+  return { push: (step) => steps.push(step), run };
+}
+
+module.exports = {
+  REQUEST_TIMEOUT_MS,
+  SERVER_START_TIMEOUT_MS,
+  autocannonRun,
+  cannon,
+  check,
+  cleanupStack,
+  createScratchDatabase,
+  forkServer,
+  loadAverage,
+  machine,
+  request,
+  round,
+  serveBare,
+  serveOverIpc,
+  stopChild,
+  summarizeCannon,
+};

@@ -1,0 +1,392 @@
+'use strict';
+/* global fetch, AbortSignal -- Node globals missing from the repo's eslint JS globals */
+// NLU HTTP benchmark: POST /model/parse on a trained moodbot model against a bare NestJS route.
+//
+//   npm run build && node bench/nlu-http.js [--duration 10] [--warmup 2] [--connections 8]
+//                                           [--epochs 60]
+//
+// 1. trains the moodbot NLU (`parley train`, DIET epochs raised to --epochs) into a temp dir;
+// 2. starts `parley run --enable-api --model <tmp>` (LOG_LEVEL=silent) on a free port, and the
+//    bare Nest app (bench/lib/bare-server.js), each in its own process;
+// 3. autocannon: (a) GET /ping on the bare app, (b) POST /model/parse rotating over realistic
+//    moodbot utterances (target: (b) req/s ≥ 60 % of (a)).
+// Database: DATABASE_URL's server (a fresh `parley_bench_<ts>` database, dropped afterwards), or
+// the embedded PostgreSQL `parley run` starts itself, with PARLEY_DATA_DIR in the temp dir.
+// Results: console table and bench/results/nlu-http.json.
+const { execFile, spawn } = require('node:child_process');
+const {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { clearTimeout, setTimeout } = require('node:timers');
+const {
+  SERVER_START_TIMEOUT_MS,
+  cannon,
+  check,
+  cleanupStack,
+  createScratchDatabase,
+  forkServer,
+  loadAverage,
+  machine,
+  request,
+  round,
+} = require('./lib/http-bench');
+
+const ROOT = path.resolve(__dirname, '..');
+const BIN = path.join(ROOT, 'bin', 'parley.js');
+const DIST_CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
+const BOT = path.join(ROOT, 'examples', 'moodbot');
+const RESULTS = path.join(__dirname, 'results', 'nlu-http.json');
+const TARGET_RATIO = 0.6;
+const TRAIN_TIMEOUT_MS = 5 * 60_000;
+const STOP_TIMEOUT_MS = 20_000;
+const WATCHDOG_MS = 10 * 60_000;
+
+/** Realistic moodbot messages, mostly phrased differently from the training data. */
+const UTTERANCES = [
+  ['hello there, how are you doing?', 'greet'],
+  ['hey bot, good morning', 'greet'],
+  ['hi!', 'greet'],
+  ['ok bye, see you tomorrow', 'goodbye'],
+  ['goodbye and have a nice evening', 'goodbye'],
+  ['yes, that is right', 'affirm'],
+  ['sure, sounds good', 'affirm'],
+  ['of course', 'affirm'],
+  ['no, not really', 'deny'],
+  ['I don’t think so', 'deny'],
+  ["I'm feeling great today", 'mood_great'],
+  ['I am very happy, thanks for asking', 'mood_great'],
+  ['wonderful, everything is perfect', 'mood_great'],
+  ['I feel sad and tired', 'mood_unhappy'],
+  ['my day was terrible', 'mood_unhappy'],
+  ["I'm so unhappy right now", 'mood_unhappy'],
+  ['are you a bot?', 'bot_challenge'],
+  ['am I talking to a real human?', 'bot_challenge'],
+].map(([text, expected]) => ({ text, expected }));
+
+function parseArgs(argv) {
+  const opts = { duration: 10, connections: 8, warmup: 2, epochs: 60 };
+  for (let i = 0; i < argv.length; i++) {
+    const key = argv[i].replace(/^--/, '');
+    if (!(key in opts)) {
+      throw new Error(`unknown option ${argv[i]} (known: ${Object.keys(opts).join(', ')})`);
+    }
+    const value = Number(argv[++i]);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`--${key} needs a number`);
+    opts[key] = value;
+  }
+  return opts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Training
+
+/** The bot's config.yml with DIETClassifier's `epochs` set to `epochs` (and nothing else). */
+function dietConfig(text, epochs) {
+  const lines = text.split('\n');
+  let dietIndent = null;
+  let replaced = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const item = /^(\s*)- name:\s*["']?(\w+)/.exec(lines[i]);
+    if (item) {
+      dietIndent = item[2] === 'DIETClassifier' ? item[1].length : null;
+      continue;
+    }
+    if (dietIndent === null) continue;
+    const indent = /^\s*/.exec(lines[i])[0].length;
+    if (lines[i].trim() !== '' && indent <= dietIndent) {
+      dietIndent = null;
+    } else if (/^\s*epochs:/.test(lines[i])) {
+      lines[i] = lines[i].replace(/epochs:.*$/, `epochs: ${epochs}`);
+      replaced++;
+    }
+  }
+  if (replaced !== 1) throw new Error(`expected one DIETClassifier epochs line, found ${replaced}`);
+  return lines.join('\n');
+}
+
+function train(tmp, epochs) {
+  const config = path.join(tmp, 'config.yml');
+  writeFileSync(config, dietConfig(readFileSync(path.join(BOT, 'config.yml'), 'utf8'), epochs));
+  const out = path.join(tmp, 'models');
+  const args = [
+    BIN,
+    'train',
+    '--data',
+    path.join(BOT, 'data'),
+    '--domain',
+    path.join(BOT, 'domain.yml'),
+    '--config',
+    config,
+    '--out',
+    out,
+  ];
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      args,
+      { cwd: ROOT, timeout: TRAIN_TIMEOUT_MS, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new Error(`parley train failed (${error.message}):\n${stderr}`));
+          return;
+        }
+        const archive = stdout.trim().split('\n').pop();
+        resolve({ dir: out, archive, epochs, ms: Date.now() - started });
+      },
+    );
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parley: `parley run` in its own process group, so a stuck server and its embedded PostgreSQL
+// can be killed together.
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function startParley(modelDir, env) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'run', '--enable-api', '--model', modelDir], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const killGroup = (signal) => {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // group already gone
+    }
+  };
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM'); // Parley closes the app, then stops its embedded PostgreSQL
+      const timer = setTimeout(() => killGroup('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    killGroup('SIGKILL'); // leftovers of the group, if any
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + SERVER_START_TIMEOUT_MS;
+  let lastError = null;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`parley run exited (${child.exitCode ?? child.signalCode}) before listening`);
+    }
+    try {
+      const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) });
+      const status = await res.json();
+      if (res.status === 200 && status.model_file) return { url, status, close };
+      lastError = `GET /status → ${res.status} ${JSON.stringify(status)}`;
+    } catch (error) {
+      lastError = error.message;
+    }
+    await sleep(250);
+  }
+  await close();
+  throw new Error(`parley run not ready within ${SERVER_START_TIMEOUT_MS} ms (${lastError})`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements
+
+const INTENT_NAMED = /"intent":\{[^}]*"name":"[^"]/;
+
+async function checkParse(url) {
+  const predictions = [];
+  for (const { text, expected } of UTTERANCES) {
+    const { json } = await request('POST', `${url}/model/parse`, { text });
+    check(json.text === text, `parse echoes the text (${JSON.stringify(json.text)})`);
+    check(
+      typeof json.intent?.name === 'string' && json.intent.name !== '',
+      `"${text}" → empty intent ${JSON.stringify(json.intent)}`,
+    );
+    check(
+      Array.isArray(json.intent_ranking) && json.intent_ranking.length > 0,
+      `"${text}" → empty intent_ranking`,
+    );
+    check(INTENT_NAMED.test(JSON.stringify(json)), 'response matches the load-time intent check');
+    predictions.push({
+      text,
+      expected,
+      intent: json.intent.name,
+      confidence: round(json.intent.confidence, 3),
+    });
+  }
+  return predictions;
+}
+
+async function runBenchmarks(bare, parley, bench) {
+  const results = {};
+  const ping = await request('GET', `${bare.url}/ping`);
+  check(ping.json.ok === true, 'bare GET /ping returns {ok: true}');
+  results.a = await cannon(
+    '(a) bare Nest GET /ping',
+    { connections: bench.connections, url: `${bare.url}/ping` },
+    bench,
+  );
+
+  const bodies = UTTERANCES.map(({ text }) => JSON.stringify({ text }));
+  let next = 0;
+  let badBodies = 0;
+  results.b = await cannon(
+    `(b) POST /model/parse (${UTTERANCES.length} utterances)`,
+    {
+      connections: bench.connections,
+      url: parley.url,
+      requests: [
+        {
+          method: 'POST',
+          path: '/model/parse',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => {
+            req.body = bodies[next++ % bodies.length];
+            return req;
+          },
+          onResponse: (status, body) => {
+            if (status !== 200 || !INTENT_NAMED.test(body)) badBodies++;
+          },
+        },
+      ],
+    },
+    bench,
+  );
+  results.b.responsesWithoutIntent = badBodies;
+  results.b.ratioToBare = round(results.b.reqPerSec / results.a.reqPerSec, 3);
+  for (const r of [results.a, results.b]) {
+    check(r.non2xx === 0 && r.errors === 0 && r.timeouts === 0, `${r.name}: all responses 200`);
+  }
+  check(badBodies === 0, `${badBodies} /model/parse responses without a 200 and an intent name`);
+  return results;
+}
+
+function printTable(results) {
+  console.log('\nautocannon, after warm-up\n');
+  console.table(
+    [results.a, results.b].map((r) => ({
+      benchmark: r.name,
+      'req/s': r.reqPerSec,
+      'p50 ms': r.p50Ms,
+      'p99 ms': r.p99Ms,
+      'max ms': r.maxMs,
+      requests: r.requests,
+      'non2xx+err': r.non2xx + r.errors,
+    })),
+  );
+}
+
+async function main() {
+  const bench = parseArgs(process.argv.slice(2));
+  if (!existsSync(DIST_CLI)) {
+    throw new Error(`${DIST_CLI} is missing: run "npm run build" first`);
+  }
+  const cleanups = cleanupStack();
+  const watchdog = setTimeout(() => {
+    console.error(`bench/nlu-http.js: still running after ${WATCHDOG_MS / 60000} min, aborting`);
+    void Promise.race([cleanups.run(), sleep(STOP_TIMEOUT_MS + 10_000)]).finally(() =>
+      process.exit(2),
+    );
+  }, WATCHDOG_MS);
+  watchdog.unref();
+  try {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-nlu-'));
+    // Readable by others: as root, the embedded PostgreSQL runs as the `postgres` user under it.
+    chmodSync(tmp, 0o755);
+    cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
+
+    console.log(`training the moodbot NLU (DIET epochs ${bench.epochs})…`);
+    const model = await train(tmp, bench.epochs);
+    console.log(`trained in ${(model.ms / 1000).toFixed(1)} s: ${path.basename(model.archive)}`);
+
+    const env = {};
+    let database = 'embedded PostgreSQL (started by parley run)';
+    if (process.env.DATABASE_URL) {
+      const db = await createScratchDatabase(process.env.DATABASE_URL);
+      cleanups.push(() => db.stop());
+      env.DATABASE_URL = db.url;
+      database = db.kind;
+    } else {
+      env.PARLEY_DATA_DIR = path.join(tmp, 'parley-data');
+    }
+    console.log(`database: ${database}; starting servers…`);
+    const bare = await forkServer(path.join(__dirname, 'lib', 'bare-server.js'), [], 'bare', {});
+    cleanups.push(() => bare.close());
+    const parley = await startParley(model.dir, env);
+    console.log(`parley serves ${parley.status.model_file}`);
+    cleanups.push(() => parley.close());
+    const predictions = await checkParse(parley.url);
+    const correct = predictions.filter((p) => p.intent === p.expected).length;
+    console.log(`sample parses: ${correct}/${predictions.length} intents as expected`);
+    console.log(
+      `running: ${bench.duration} s per autocannon run (+${bench.warmup} s warm-up), ${bench.connections} connections`,
+    );
+
+    const loadBefore = loadAverage({ warn: true });
+    const results = await runBenchmarks(bare, parley, bench);
+    const loadAfter = loadAverage();
+    const verdict = {
+      parseVsBareRatio: results.b.ratioToBare,
+      parseVsBareTarget: TARGET_RATIO,
+      parseVsBarePass: results.b.ratioToBare >= TARGET_RATIO,
+    };
+    printTable(results);
+    console.log(
+      `POST /model/parse / bare Nest: ${(verdict.parseVsBareRatio * 100).toFixed(1)} % (target ≥ ${TARGET_RATIO * 100} %) → ${verdict.parseVsBarePass ? 'PASS' : 'FAIL'}`,
+    );
+    console.log(
+      `load average (1/5/15 min): before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')} on ${os.cpus().length} CPUs`,
+    );
+    const report = {
+      date: new Date().toISOString(),
+      ...machine(),
+      loadAverage: { before: loadBefore, after: loadAfter },
+      database,
+      options: bench,
+      model: {
+        archive: path.basename(model.archive),
+        servedModelFile: parley.status.model_file,
+        dietEpochs: model.epochs,
+        trainMs: model.ms,
+        sampleAccuracy: round(correct / predictions.length, 3),
+      },
+      predictions,
+      results,
+      verdict,
+    };
+    mkdirSync(path.dirname(RESULTS), { recursive: true });
+    writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`\nwritten ${path.relative(ROOT, RESULTS)}`);
+  } finally {
+    await cleanups.run();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
