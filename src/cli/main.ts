@@ -6,6 +6,8 @@ import { ConfigError, validateEnv } from 'src/platform/config/validate-env';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { runOptionsToEnv, type RunOptions } from './cli-env';
 import { runServer } from './run.command';
+import { shellNlu, type ShellNluOptions } from './shell.command';
+import { summaryLines, testNlu, type TestNluOptions } from './test.command';
 import { trainModel, type TrainOptions } from './train.command';
 
 /** Exit codes: 0 ok, 1 the command failed, 2 bad usage (unknown flag, bad value). */
@@ -83,14 +85,39 @@ export function buildCli(): Command {
     });
   program
     .command('test')
-    .description('Evaluate a model on test stories or NLU data (a later release)')
+    .description('Evaluate a model: `test nlu` on NLU data (`test core` is a later release)')
     .argument('[kind]', 'core or nlu')
-    .action(notYet('test'));
+    .option('-m, --model <path>', 'model archive, or a directory of archives (default models/)')
+    .option('--nlu <path>', 'NLU test data file or folder')
+    .option('--out <dir>', 'output directory for the reports (default results/)')
+    .action(async (kind: string | undefined, opts: TestNluOptions) => {
+      if (kind !== 'nlu') {
+        notYet(kind === undefined ? 'test' : `test ${kind}`)();
+        return;
+      }
+      if (opts.nlu === undefined) {
+        throw new CommanderError(
+          EXIT_USAGE,
+          'parley.badFile',
+          "error: required option '--nlu <path>' not specified",
+        );
+      }
+      const result = await testNlu(opts);
+      for (const line of summaryLines(result.evaluation)) process.stdout.write(`${line}\n`);
+      process.stdout.write(`Reports written to ${opts.out ?? 'results'}\n`);
+    });
   program
     .command('shell')
-    .description('Talk to the assistant in the terminal (a later release)')
+    .description('Talk to the assistant in the terminal: `shell nlu` parses messages only')
     .argument('[kind]', 'nlu for parse-only')
-    .action(notYet('shell'));
+    .option('-m, --model <path>', 'model archive, or a directory of archives (default models/)')
+    .action(async (kind: string | undefined, opts: ShellNluOptions) => {
+      if (kind !== 'nlu') {
+        notYet(kind === undefined ? 'shell' : `shell ${kind}`)();
+        return;
+      }
+      await shellNlu(opts);
+    });
   return program;
 }
 

@@ -2,19 +2,12 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { Domain } from 'src/core';
 import {
-  canonicalJson,
-  fingerprint,
-  scanModelDirectory,
-  writeModelArchive,
-} from 'src/core/model-archive';
-import { trainNlu } from 'src/core/nlu';
-import {
   mergeNluTrainingData,
   readConfigYaml,
   readNluYaml,
   type NluTrainingData,
 } from 'src/core/training-data';
-import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
+import { trainNluModel } from 'src/modules/model/train-nlu-model';
 
 /** Options of `parley train`, as commander hands them over. */
 export interface TrainOptions {
@@ -92,61 +85,17 @@ export async function trainModel(
   }
   const data = mergeNluTrainingData(parts);
 
-  const print = fingerprint(
-    { nlu: canonicalJson(data), config: configText, domain: domainText },
-    PARLEY_VERSION,
+  return trainNluModel(
+    {
+      data,
+      config,
+      configText,
+      domain,
+      domainText,
+      outDir,
+      ...(opts.fixedModelName === undefined ? {} : { fixedModelName: opts.fixedModelName }),
+      ...(opts.force === undefined ? {} : { force: opts.force }),
+    },
+    log,
   );
-  if (!opts.force) {
-    const existing = await sameFingerprint(outDir, print);
-    if (existing !== null) {
-      log(
-        `Nothing changed: ${existing} was trained on the same data, domain and config. Use --force to train anyway.`,
-      );
-      return { path: existing, skipped: true };
-    }
-  }
-
-  log(`Training NLU on ${data.examples.length} examples...`);
-  let lastReported = '';
-  const nlu = await trainNlu(data, config, {
-    substituteUnsupported: true,
-    responses: domain.responses,
-    onProgress: (stage, fraction) => {
-      const pct = Math.floor(fraction * 10) * 10;
-      const key = `${stage}:${pct}`;
-      if (key === lastReported) return;
-      lastReported = key;
-      log(`  ${stage} ${pct}%`);
-    },
-  });
-  for (const w of nlu.warnings) log(`warning: ${w}`);
-
-  const written = await writeModelArchive({
-    outDir,
-    ...(opts.fixedModelName === undefined ? {} : { fixedModelName: opts.fixedModelName }),
-    files: {
-      'domain.yml': domainText,
-      'config.yml': configText,
-      'nlu/model.json': JSON.stringify(nlu.toJSON()),
-    },
-    fingerprint: print,
-    parleyVersion: PARLEY_VERSION,
-    minimumCompatibleVersion: MINIMUM_COMPATIBLE_VERSION,
-    assistantId: config.assistantId,
-    components: nlu.componentNames,
-  });
-  log(`Your Parley model is trained and saved at '${written.path}'.`);
-  return { path: written.path, skipped: false };
-}
-
-async function sameFingerprint(outDir: string, print: string): Promise<string | null> {
-  try {
-    const info = await stat(outDir);
-    if (!info.isDirectory()) return null;
-  } catch {
-    return null;
-  }
-  const scan = await scanModelDirectory(outDir);
-  if (scan.latest !== null && scan.latest.manifest.fingerprint === print) return scan.latest.path;
-  return null;
 }

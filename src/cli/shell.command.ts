@@ -1,0 +1,29 @@
+import { createInterface } from 'node:readline';
+import { type Readable, type Writable } from 'node:stream';
+import { parseText } from 'src/modules/model/parse-text';
+import { loadCliNlu } from './test.command';
+
+/** Options of `parley shell nlu`, as commander hands them over. */
+export interface ShellNluOptions {
+  model?: string;
+}
+
+/**
+ * `parley shell nlu`: reads messages line by line (a terminal or piped stdin) and prints the
+ * parse result of each as JSON; ends at end of input.
+ */
+export async function shellNlu(
+  opts: ShellNluOptions,
+  input: Readable = process.stdin,
+  output: Writable = process.stdout,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<void> {
+  const { path, nlu } = await loadCliNlu(opts.model);
+  log(`NLU model loaded from ${path}. Type a message and press enter (end with Ctrl-D).`);
+  const lines = createInterface({ input, terminal: false, crlfDelay: Infinity });
+  for await (const line of lines) {
+    const text = line.trim();
+    if (text === '') continue;
+    output.write(`${JSON.stringify(parseText(nlu, text), null, 2)}\n`);
+  }
+}

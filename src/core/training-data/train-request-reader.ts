@@ -1,0 +1,134 @@
+import { Domain } from 'src/core/domain/domain';
+import { readConfigYaml, type ProjectConfig } from 'src/core/training-data/config-reader';
+import {
+  mergeNluTrainingData,
+  type NluTrainingData,
+} from 'src/core/training-data/nlu-training-data';
+import { readNluYaml } from 'src/core/training-data/nlu-yaml-reader';
+import { entriesOf, parseYamlSource, yamlError } from 'src/core/training-data/yaml-source';
+import { isMap, isScalar, stringify } from 'yaml';
+
+const DOMAIN_KEYS = new Set([
+  'version',
+  'intents',
+  'entities',
+  'slots',
+  'responses',
+  'actions',
+  'forms',
+  'session_config',
+  'e2e_actions',
+]);
+const CONFIG_KEYS = new Set(['recipe', 'language', 'assistant_id', 'pipeline', 'policies']);
+const NLU_KEYS = new Set(['version', 'nlu', 'responses']);
+/** Accepted, but not trained (dialogue policies come in a later issue). */
+export const UNTRAINED_KEYS = ['stories', 'rules', 'flows'] as const;
+/** Deprecated body keys: accepted and ignored (query parameters decide). */
+export const DEPRECATED_KEYS = ['force', 'save_to_default_model_directory'] as const;
+const KNOWN_KEYS = new Set<string>([
+  ...DOMAIN_KEYS,
+  ...CONFIG_KEYS,
+  ...NLU_KEYS,
+  ...UNTRAINED_KEYS,
+  ...DEPRECATED_KEYS,
+]);
+
+/** The one-document training body of `POST /model/train`, split into its parts. */
+export interface TrainRequest {
+  readonly domain: Domain;
+  /** The domain part as YAML (stored as `domain.yml`). */
+  readonly domainText: string;
+  readonly config: ProjectConfig;
+  /** The config part as YAML (stored as `config.yml`). */
+  readonly configText: string;
+  readonly nlu: NluTrainingData;
+  /** Top-level keys present but not trained yet (`stories`, `rules`, `flows`). */
+  readonly untrained: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Keeps only the top-level entries named in `keep`: the others are overwritten with spaces, so
+ * line numbers in error messages still point into the request body. A flow-style top level
+ * (`{...}`) is re-serialized instead (line numbers are then approximate).
+ */
+function partText(text: string, root: unknown, keep: ReadonlySet<string>): string {
+  if (!isMap(root)) return text;
+  if (root.flow) {
+    const picked: Record<string, unknown> = {};
+    for (const pair of root.items) {
+      const key = isScalar(pair.key) ? pair.key.value : undefined;
+      if (typeof key === 'string' && keep.has(key)) {
+        picked[key] = (pair.value as { toJSON?: () => unknown } | null)?.toJSON?.() ?? pair.value;
+      }
+    }
+    return stringify(picked);
+  }
+  const chars = text.split('');
+  for (const pair of root.items) {
+    const key = isScalar(pair.key) ? pair.key.value : undefined;
+    if (typeof key === 'string' && keep.has(key)) continue;
+    const keyRange = (pair.key as { range?: [number, number, number] } | null)?.range;
+    const valueRange = (pair.value as { range?: [number, number, number] } | null)?.range;
+    if (!keyRange) continue;
+    const end = valueRange ? valueRange[2] : keyRange[2];
+    for (let i = keyRange[0]; i < end && i < chars.length; i++) {
+      if (chars[i] !== '\n' && chars[i] !== '\r') chars[i] = ' ';
+    }
+  }
+  return chars.join('');
+}
+
+/** The keys of `keep` present in the plain document, as clean YAML for the archive. */
+function cleanYaml(plain: Record<string, unknown>, keep: ReadonlySet<string>): string {
+  const picked: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(plain)) if (keep.has(k) && k !== 'version') picked[k] = v;
+  return Object.keys(picked).length === 0 ? '' : stringify(picked);
+}
+
+/**
+ * Reads the body of `POST /model/train`: one YAML document holding domain keys, config keys and
+ * NLU data. Syntax errors, YAML bombs (alias cap) and invalid parts throw DialogueErrors naming
+ * `file` and the line. Throws `TRAINING_DATA.INVALID` when there is no NLU data to train on.
+ */
+export function readTrainRequest(text: string, file = 'request body'): TrainRequest {
+  const source = parseYamlSource(text, file);
+  const root = source.doc.contents;
+  if (root === null || (isScalar(root) && root.value === null)) {
+    yamlError(source, undefined, 'the training data is empty');
+  }
+  if (!isMap(root)) yamlError(source, 1, 'the training data must be a mapping of top-level keys');
+  const warnings: string[] = [];
+  const untrained: string[] = [];
+  for (const entry of entriesOf(source, root)) {
+    if ((UNTRAINED_KEYS as readonly string[]).includes(entry.key)) untrained.push(entry.key);
+    else if ((DEPRECATED_KEYS as readonly string[]).includes(entry.key)) {
+      warnings.push(`${file}:${entry.keyLine ?? '?'}: '${entry.key}' is deprecated and ignored`);
+    } else if (!KNOWN_KEYS.has(entry.key)) {
+      warnings.push(`${file}:${entry.keyLine ?? '?'}: unknown key '${entry.key}' is ignored`);
+    }
+  }
+  const plain = source.doc.toJS({ maxAliasCount: 50 }) as Record<string, unknown>;
+
+  const config = readConfigYaml(partText(text, root, CONFIG_KEYS), file);
+  const domain = Domain.fromYaml(partText(text, root, DOMAIN_KEYS), file);
+  const nluRead = readNluYaml(partText(text, root, NLU_KEYS), file);
+  warnings.push(...nluRead.warnings);
+  const nlu = mergeNluTrainingData([nluRead.data]);
+  if (nlu.examples.length === 0) {
+    yamlError(
+      source,
+      undefined,
+      "no NLU training examples found (the 'nlu' key); training dialogue policies from stories or rules is not supported yet",
+    );
+  }
+  return {
+    domain,
+    domainText: cleanYaml(plain, DOMAIN_KEYS),
+    config,
+    configText: cleanYaml(plain, CONFIG_KEYS),
+    nlu,
+    untrained,
+    warnings,
+  };
+}

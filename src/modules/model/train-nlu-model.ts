@@ -1,0 +1,101 @@
+import { stat } from 'node:fs/promises';
+import { type Domain } from 'src/core';
+import {
+  canonicalJson,
+  fingerprint,
+  scanModelDirectory,
+  writeModelArchive,
+} from 'src/core/model-archive';
+import { trainNlu } from 'src/core/nlu';
+import { type NluTrainingData, type ProjectConfig } from 'src/core/training-data';
+import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
+
+/** Everything needed to train and package an NLU model, already read and validated. */
+export interface TrainNluModelInput {
+  readonly data: NluTrainingData;
+  readonly config: ProjectConfig;
+  /** Text stored as `config.yml` in the archive (and fingerprinted). */
+  readonly configText: string;
+  readonly domain: Domain;
+  /** Text stored as `domain.yml` in the archive (and fingerprinted). */
+  readonly domainText: string;
+  readonly outDir: string;
+  readonly fixedModelName?: string;
+  /** Train even when `outDir` already holds a model with the same fingerprint. */
+  readonly force?: boolean;
+}
+
+export interface TrainNluModelResult {
+  /** Path of the written archive, or of the existing one when training was skipped. */
+  readonly path: string;
+  readonly skipped: boolean;
+}
+
+/**
+ * Shared by `parley train` and `POST /model/train`: fingerprints the inputs, skips training when
+ * the newest model in `outDir` has the same fingerprint (unless `force`), else trains the NLU
+ * pipeline (Python-only components substituted) and writes a model archive to `outDir`.
+ */
+export async function trainNluModel(
+  input: TrainNluModelInput,
+  log: (line: string) => void,
+): Promise<TrainNluModelResult> {
+  const { data, config, configText, domain, domainText, outDir } = input;
+  const print = fingerprint(
+    { nlu: canonicalJson(data), config: configText, domain: domainText },
+    PARLEY_VERSION,
+  );
+  if (!input.force) {
+    const existing = await sameFingerprint(outDir, print);
+    if (existing !== null) {
+      log(
+        `Nothing changed: ${existing} was trained on the same data, domain and config. Use --force to train anyway.`,
+      );
+      return { path: existing, skipped: true };
+    }
+  }
+
+  log(`Training NLU on ${data.examples.length} examples...`);
+  let lastReported = '';
+  const nlu = await trainNlu(data, config, {
+    substituteUnsupported: true,
+    responses: domain.responses,
+    onProgress: (stage, fraction) => {
+      const pct = Math.floor(fraction * 10) * 10;
+      const key = `${stage}:${pct}`;
+      if (key === lastReported) return;
+      lastReported = key;
+      log(`  ${stage} ${pct}%`);
+    },
+  });
+  for (const w of nlu.warnings) log(`warning: ${w}`);
+
+  const written = await writeModelArchive({
+    outDir,
+    ...(input.fixedModelName === undefined ? {} : { fixedModelName: input.fixedModelName }),
+    files: {
+      'domain.yml': domainText,
+      'config.yml': configText,
+      'nlu/model.json': JSON.stringify(nlu.toJSON()),
+    },
+    fingerprint: print,
+    parleyVersion: PARLEY_VERSION,
+    minimumCompatibleVersion: MINIMUM_COMPATIBLE_VERSION,
+    assistantId: config.assistantId,
+    components: nlu.componentNames,
+  });
+  log(`Your Parley model is trained and saved at '${written.path}'.`);
+  return { path: written.path, skipped: false };
+}
+
+async function sameFingerprint(outDir: string, print: string): Promise<string | null> {
+  try {
+    const info = await stat(outDir);
+    if (!info.isDirectory()) return null;
+  } catch {
+    return null;
+  }
+  const scan = await scanModelDirectory(outDir);
+  if (scan.latest !== null && scan.latest.manifest.fingerprint === print) return scan.latest.path;
+  return null;
+}

@@ -1,0 +1,80 @@
+import { Controller, Inject, Logger, Post, Query, Req, Res } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { TrainingJobs } from 'src/modules/server-info/training-jobs';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import {
+  deliverCallback,
+  trainingFailure as failure,
+  parseTrainQuery,
+  runTraining,
+  TrainingFailed,
+  trainingText,
+  type TrainedArchive,
+} from './train.service';
+
+/**
+ * `POST /model/train` (op 12). Auth runs first (global guard). Answers with the archive bytes,
+ * or, with `callback_url`, 204 at once and the result POSTed to that URL later.
+ */
+@Controller('model')
+export class TrainController {
+  private readonly logger = new Logger(TrainController.name);
+  private jobs: TrainingJobs | null | undefined;
+
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The `/status` job counter (ServerInfoModule); counting is skipped if it is absent. */
+  private track<T>(job: () => Promise<T>): Promise<T> {
+    if (this.jobs === undefined) {
+      try {
+        this.jobs = this.moduleRef.get(TrainingJobs, { strict: false });
+      } catch {
+        this.jobs = null;
+      }
+    }
+    const jobs = this.jobs;
+    return jobs ? jobs.track(job) : job();
+  }
+
+  @Post('train')
+  async train(
+    @Req() req: Request,
+    @Query() query: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
+    const text = trainingText(req.body);
+    const options = parseTrainQuery(query);
+    const job = (): Promise<TrainedArchive> =>
+      this.track(() => runTraining(text, options, this.config, this.logger));
+
+    if (options.callbackUrl !== null) {
+      const url = options.callbackUrl;
+      res.status(204).end();
+      void job().then(
+        (archive) => deliverCallback(url, archive, this.logger),
+        (e: unknown) =>
+          deliverCallback(url, e instanceof TrainingFailed ? e.body : failure(e), this.logger),
+      );
+      return;
+    }
+
+    try {
+      const archive = await job();
+      res
+        .status(200)
+        .set({
+          'Content-Type': 'application/gzip',
+          filename: archive.filename,
+          'Content-Disposition': `attachment; filename="${archive.filename}"`,
+        })
+        .end(archive.bytes);
+    } catch (e) {
+      if (!(e instanceof TrainingFailed)) throw e;
+      res.status(e.body.code).json(e.body);
+    }
+  }
+}
