@@ -82,6 +82,18 @@ describe('tracker routes (operations 3–7, 11)', () => {
       expectMatchesOpenApi('get', '/status', 200, res.body);
     });
 
+    it('gives every response a request id, echoing a sane one the caller sent', async () => {
+      const own = await http.get('/version').expect(200);
+      expect(own.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      const echoed = await http.get('/version').set('x-request-id', 'trace-42.a').expect(200);
+      expect(echoed.headers['x-request-id']).toBe('trace-42.a');
+      const refused = await http
+        .get('/version')
+        .set('x-request-id', 'bad id\twith space')
+        .expect(200);
+      expect(refused.headers['x-request-id']).not.toBe('bad id\twith space');
+    });
+
     it('health endpoints answer for operators', async () => {
       await http.get('/health/live').expect(200);
       const ready = await http.get('/health/ready').expect(200);
