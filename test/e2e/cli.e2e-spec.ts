@@ -1,29 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-const ROOT = join(__dirname, '..', '..');
-const BIN = join(ROOT, 'bin', 'parley.js');
-
-function cli(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
+import { BIN, cli, freePort, ROOT } from 'test/utils/cli';
 
 describe('parley CLI', () => {
   it('prints its version and help', () => {

@@ -1,31 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BIN, cli, freePort, ROOT } from 'test/utils/cli';
 import { SHARED } from 'test/utils/create-test-app';
 
-const ROOT = join(__dirname, '..', '..');
-const BIN = join(ROOT, 'bin', 'parley.js');
 const MOODBOT = join(SHARED, 'bots', 'moodbot');
-
-function cli(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 function train(dir: string, config: string, extra: string[] = []) {
   return cli([
