@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { cli } from 'test/utils/cli';
+import { SHARED, startTestApp, type TestApp } from 'test/utils/create-test-app';
+
+const BOT = join(SHARED, 'bots', 'responseselectorbot');
+
+/**
+ * The responseselectorbot's NLU (retrieval intents chitchat/* with their responses) trained by
+ * the CLI, loaded through PUT /model and parsed over HTTP.
+ */
+describe('responseselectorbot end to end', () => {
+  let dir: string;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-rsb-'));
+    const trained = cli(
+      [
+        'train',
+        '--data',
+        join(BOT, 'data'),
+        '--domain',
+        join(BOT, 'domain.yml'),
+        '--config',
+        join(BOT, 'config.yml'),
+        '--out',
+        join(dir, 'models'),
+      ],
+      {},
+      120_000,
+    );
+    if (trained.status !== 0) throw new Error(`training failed: ${trained.stderr}`);
+    t = await startTestApp();
+    await request(t.url)
+      .put('/model')
+      .send({ model_file: join(dir, 'models') })
+      .expect(204);
+  }, 180_000);
+
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('selects the retrieval response of a chitchat question', async () => {
+    const res = await request(t.url)
+      .post('/model/parse')
+      .send({ text: 'what is the weather like' })
+      .expect(200);
+    expect(res.body.intent.name).toBe('chitchat');
+    expect(res.body.intent.full_retrieval_intent_name).toBe('chitchat/ask_weather');
+    const selected = res.body.response_selector.default.response;
+    expect(selected.intent_response_key).toBe('chitchat/ask_weather');
+    expect(selected.utter_action).toBe('utter_chitchat/ask_weather');
+    expect(selected.responses[0].text).toMatch(/sunny/);
+    expect(res.body.response_selector.all_retrieval_intents).toEqual(['chitchat']);
+  });
+
+  it('parses the bot’s ordinary intents too', async () => {
+    const res = await request(t.url).post('/model/parse').send({ text: 'hello there' }).expect(200);
+    expect(res.body.intent.name).toBe('greet');
+  });
+});
