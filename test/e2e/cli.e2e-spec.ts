@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, cli, freePort, ROOT } from 'test/utils/cli';
+import { cli, startCliServer } from 'test/utils/cli';
 
 describe('parley CLI', () => {
   it('prints its version and help', () => {
@@ -43,48 +42,27 @@ describe('parley CLI', () => {
 
   it('starts on the embedded PostgreSQL with no DATABASE_URL and stops cleanly', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
-    const port = await freePort();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      LOG_LEVEL: 'info',
-      PARLEY_DATA_DIR: dataDir,
-      PORT: String(port),
-    };
+    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', PARLEY_DATA_DIR: dataDir };
     delete env.DATABASE_URL;
-    const child = spawn(
-      process.execPath,
-      [BIN, 'run', '--enable-api', '--domain', 'examples/moodbot/domain.yml'],
-      {
-        cwd: ROOT,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+    const server = await startCliServer(
+      ['--enable-api', '--domain', 'examples/moodbot/domain.yml'],
+      env,
     );
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     try {
-      const base = `http://127.0.0.1:${port}`;
-      let ready: Response | null = null;
-      for (let i = 0; i < 120 && ready === null; i++) {
-        ready = await fetch(`${base}/health/ready`).catch(() => null);
-        if (ready === null) await new Promise((r) => setTimeout(r, 250));
-      }
-      expect(ready?.status).toBe(200);
-      const tracker = await fetch(`${base}/conversations/cli-check/tracker/events`, {
+      const tracker = await fetch(`${server.base}/conversations/cli-check/tracker/events`, {
         method: 'POST',
         body: JSON.stringify({ event: 'slot', name: 'x', value: 1 }),
       });
       expect(tracker.status).toBe(200);
-      expect(output).toContain('embedded PostgreSQL started');
-      const lines = output.split('\n').filter((l) => l.startsWith('{'));
+      expect(server.output()).toContain('embedded PostgreSQL started');
+      const lines = server
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'));
       expect(lines.length).toBeGreaterThan(0);
       for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
     } finally {
-      const exited = new Promise<number | null>((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const code = await exited;
-      expect(code).toBe(0);
+      expect(await server.stop()).toBe(0);
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 90_000);

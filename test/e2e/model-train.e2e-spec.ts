@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, cli, freePort, ROOT } from 'test/utils/cli';
+import { cli, startCliServer } from 'test/utils/cli';
 import { SHARED } from 'test/utils/create-test-app';
 
 const MOODBOT = join(SHARED, 'bots', 'moodbot');
@@ -97,28 +96,12 @@ describe('parley train', () => {
     ]);
     expect(trained.status).toBe(0);
 
-    const port = await freePort();
-    const child = spawn(
-      process.execPath,
-      [BIN, 'run', '--enable-api', '--model', join(dir, 'served')],
-      {
-        cwd: ROOT,
-        env: { ...process.env, LOG_LEVEL: 'info', PORT: String(port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const server = await startCliServer(['--enable-api', '--model', join(dir, 'served')], {
+      ...process.env,
+      LOG_LEVEL: 'info',
+    });
     try {
-      const base = `http://127.0.0.1:${port}`;
-      let ready: Response | null = null;
-      for (let i = 0; i < 120 && ready === null; i++) {
-        ready = await fetch(`${base}/health/ready`).catch(() => null);
-        if (ready === null) await new Promise((r) => setTimeout(r, 250));
-      }
-      expect(ready?.status).toBe(200);
-      const res = await fetch(`${base}/model/parse`, {
+      const res = await fetch(`${server.base}/model/parse`, {
         method: 'POST',
         body: JSON.stringify({ text: 'hello' }),
       });
@@ -126,13 +109,13 @@ describe('parley train', () => {
       const body = (await res.json()) as { text: string; intent: { name: string } };
       expect(body.text).toBe('hello');
       expect(body.intent.name).toBe('greet');
-      const status = (await (await fetch(`${base}/status`)).json()) as { model_file: string };
+      const status = (await (await fetch(`${server.base}/status`)).json()) as {
+        model_file: string;
+      };
       expect(trained.stdout.trim().endsWith(status.model_file)).toBe(true);
-      expect(output).toContain('model loaded');
+      expect(server.output()).toContain('model loaded');
     } finally {
-      const exited = new Promise<number | null>((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      expect(await server.stop()).toBe(0);
     }
   }, 120_000);
 });

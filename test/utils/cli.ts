@@ -1,4 +1,4 @@
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -28,4 +28,45 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
     });
   });
+}
+
+/** A `parley run` child process listening on 127.0.0.1. */
+export interface CliServer {
+  readonly base: string;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Spawns `parley run <args>` on a free port and waits until `/health/ready` answers 200
+ * (throws with the process output otherwise).
+ */
+export async function startCliServer(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CliServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'run', ...args], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const stop = async (): Promise<number | null> => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    return exited;
+  };
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 120 && child.exitCode === null; i++) {
+    const ready = await fetch(`${base}/health/ready`).catch(() => null);
+    if (ready?.status === 200) return { base, output: () => output, stop };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error(`parley run did not become ready:\n${output}`);
 }
