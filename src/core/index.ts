@@ -2,6 +2,12 @@
 
 export { extractSlotEvents, type SlotExtractionContext } from 'src/core/actions/extract-slots';
 export {
+  CollectingOutputChannel,
+  OutputChannel,
+  type BotMessage,
+} from 'src/core/channels/output-channel';
+export { DEFAULT_SENDER_ID, type UserMessage } from 'src/core/channels/user-message';
+export {
   Domain,
   type EntityDefinition,
   type IntentDefinition,
@@ -114,6 +120,7 @@ export {
 } from 'src/core/locking/in-memory-lock-store';
 export { Clock, SystemClock } from 'src/core/ports/clock';
 export { LockStore } from 'src/core/ports/lock-store';
+export { MessageHandler } from 'src/core/ports/message-handler';
 export {
   TrackerStore,
   type RetrieveOptions,
