@@ -1,0 +1,116 @@
+import { join } from 'node:path';
+import { DialogueError } from 'src/core';
+import { configureChannels, registerChannel } from './channel-config';
+import { parseCredentials } from './credentials';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const FILE = 'credentials.yml';
+
+function setup(doc: unknown) {
+  return configureChannels(parseCredentials(doc, FILE), FILE, ROOT);
+}
+
+function failure(doc: unknown): DialogueError {
+  try {
+    setup(doc);
+  } catch (e) {
+    expect(e).toBeInstanceOf(DialogueError);
+    expect((e as DialogueError).code).toBe('CONFIG.INVALID');
+    return e as DialogueError;
+  }
+  throw new Error('expected CONFIG.INVALID');
+}
+
+describe('configureChannels', () => {
+  it('reads rest, callback and socketio with Rasa defaults', () => {
+    const { channels, warnings } = setup({
+      rest: null,
+      callback: { url: 'http://127.0.0.1:5034/bot', token: 's3cret', headers: { 'x-k': 'v' } },
+      socketio: { session_persistence: true },
+    });
+    expect(warnings).toEqual([]);
+    expect(channels.map((c) => c.name)).toEqual(['rest', 'callback', 'socketio']);
+    expect(channels[1]).toMatchObject({
+      endpoint: {
+        url: 'http://127.0.0.1:5034/bot',
+        params: { token: 's3cret' },
+        headers: { 'x-k': 'v' },
+      },
+    });
+    expect(channels[2]).toMatchObject({
+      settings: {
+        userMessageEvt: 'user_uttered',
+        botMessageEvt: 'bot_uttered',
+        sessionPersistence: true,
+        socketioPath: '/socket.io',
+        metadataKey: 'metadata',
+        namespace: null,
+        jwtKey: null,
+      },
+    });
+  });
+
+  it('warns about settings a built-in channel does not know', () => {
+    const { warnings } = setup({ socketio: { user_message_evt: 'u', colour: 'red' } });
+    expect(warnings).toEqual([
+      'credentials credentials.yml: "socketio.colour" is not a setting of socketio; ignored',
+    ]);
+  });
+
+  it.each([
+    [{ slak: null }, '"slak" is not a known channel'],
+    [{ slack: { slack_token: 'x' } }, '"slack" is a Rasa channel that Parley does not provide'],
+    [{ callback: null }, '"callback.url" is missing'],
+    [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
+    [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
+    [
+      { callback: { url: 'http://x', basic_auth: 'u:p' } },
+      '"callback.basic_auth" must be a mapping',
+    ],
+    [
+      { socketio: { session_persistence: 'yes' } },
+      '"socketio.session_persistence" must be true or false',
+    ],
+    [{ socketio: { user_message_evt: 3 } }, '"socketio.user_message_evt" must be a string'],
+    [{ socketio: { socketio_path: 'socket' } }, '"socketio.socketio_path" must start with "/"'],
+    [{ rest: 'yes' }, '"rest" must be a mapping of settings'],
+    [['rest'], 'must be a mapping from channel name'],
+    [{ 'addons.missing.Channel': null }, 'names a custom channel module that was not found'],
+    [{ 'test.fixtures.channels.my_channels.Nope': null }, 'exports no class "Nope"'],
+    [
+      { 'test.fixtures.channels.my_channels.PickyChannel': {} },
+      'could not be built from its settings: api_key is required',
+    ],
+  ])('rejects %j naming the key', (doc, message) => {
+    expect(failure(doc).message).toContain(message);
+  });
+
+  it('loads custom channels by Rasa-style module path or by file path', () => {
+    const { channels } = setup({
+      'test.fixtures.channels.my_channels.MyChannel': null,
+      './test/fixtures/channels/my_channels.ShoutChannel': { greeting: 'hello' },
+    });
+    expect(channels.map((c) => [c.kind, c.name])).toEqual([
+      ['custom', 'myio'],
+      ['custom', 'shout'],
+    ]);
+  });
+
+  it('rejects two entries serving the same webhook', () => {
+    expect(
+      failure({
+        'test.fixtures.channels.my_channels.MyChannel': null,
+        './test/fixtures/channels/my_channels.MyChannel': null,
+      }).message,
+    ).toContain('"myio" is configured twice');
+  });
+
+  it('accepts keys that another module registered', () => {
+    const seen: unknown[] = [];
+    registerChannel({ name: 'voicetest', validate: (settings) => seen.push(settings) });
+    expect(setup({ voicetest: { api_key: 'k' } }).channels).toEqual([
+      { kind: 'registered', name: 'voicetest', settings: { api_key: 'k' } },
+    ]);
+    expect(seen).toEqual([{ api_key: 'k' }]);
+  });
+});

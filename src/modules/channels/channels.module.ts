@@ -1,0 +1,32 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { existsSync } from 'node:fs';
+import { type AppConfig } from 'src/platform/config/app-config';
+import { configureChannels } from './channel-config';
+import { CHANNEL_SETUP, ChannelsService } from './channels.service';
+import { readCredentialsFile } from './credentials';
+import { webhookController } from './webhook.controller';
+
+/**
+ * Input channels from a Rasa-style `credentials.yml` (`--credentials`): `callback`, `socketio`
+ * and custom channels, each at `/webhooks/<name>/`. `rest` is accepted here and served by the
+ * dialogue module. Bad entries stop the start with an error naming the key.
+ */
+@Module({})
+export class ChannelsModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    // As `rasa run`: without --credentials, ./credentials.yml is used when it exists.
+    const file =
+      config.files.credentials ?? (existsSync('credentials.yml') ? 'credentials.yml' : null);
+    const setup = configureChannels(readCredentialsFile(file), file ?? 'credentials.yml');
+    const controllers = setup.channels
+      .filter((c) => c.kind === 'callback' || c.kind === 'socketio' || c.kind === 'custom')
+      .map((c) => webhookController(c.name, c.kind !== 'socketio'));
+    return {
+      module: ChannelsModule,
+      global: true,
+      controllers,
+      providers: [{ provide: CHANNEL_SETUP, useValue: setup }, ChannelsService],
+      exports: [ChannelsService],
+    };
+  }
+}

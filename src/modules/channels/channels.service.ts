@@ -1,0 +1,226 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import type { Server as HttpServer } from 'node:http';
+import {
+  type BotMessage,
+  CollectingOutputChannel,
+  DialogueError,
+  type JsonObject,
+  MessageHandler,
+  OutputChannel,
+} from 'src/core';
+import { TrackerService } from 'src/modules/tracker/tracker.service';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { CallbackOutputChannel } from './callback.output-channel';
+import { type ChannelSetup, type ConfiguredChannel } from './channel-config';
+import { type ChannelRequest, type CustomChannel } from './custom-channel';
+import { SocketIoServer } from './socketio.server';
+import { parseWebhookBody } from './webhook-input';
+
+/** DI token of the ChannelSetup read from credentials.yml. */
+export const CHANNEL_SETUP = Symbol('CHANNEL_SETUP');
+
+/**
+ * The input channels of `credentials.yml` at run time: the callback and custom webhooks, the
+ * socket.io server, and the output channel of each (for `output_channel=<name>`).
+ */
+@Injectable()
+export class ChannelsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log = new Logger('Channels');
+  private readonly byName = new Map<string, ConfiguredChannel>();
+  private socketIo: SocketIoServer | null = null;
+  private trackers: TrackerService | null = null;
+
+  constructor(
+    @Inject(CHANNEL_SETUP) private readonly setup: ChannelSetup,
+    private readonly handler: MessageHandler,
+    private readonly moduleRef: ModuleRef,
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    for (const channel of setup.channels) this.byName.set(channel.name, channel);
+  }
+
+  onApplicationBootstrap(): void {
+    this.trackers = this.moduleRef.get(TrackerService, { strict: false });
+    for (const warning of this.setup.warnings) this.log.warn(warning);
+    for (const channel of this.setup.channels) {
+      if (channel.kind === 'socketio') {
+        this.socketIo = new SocketIoServer(channel.settings, this.handler, this.config.http.cors);
+        this.socketIo.attach(this.adapterHost.httpAdapter.getHttpServer() as HttpServer);
+      }
+    }
+    if (this.setup.channels.length > 0) {
+      this.log.log(
+        { channels: this.setup.channels.map((c) => c.name) },
+        'input channels configured',
+      );
+    }
+  }
+
+  onApplicationShutdown(): void {
+    this.socketIo?.close();
+    this.socketIo = null;
+  }
+
+  /** Names of the configured channels, in credentials.yml order. */
+  names(): string[] {
+    return this.setup.channels.map((c) => c.name);
+  }
+
+  /**
+   * The output channel a configured channel offers for `output_channel=<name>` (Rasa's
+   * `get_output_channel`): callback → POSTs to its URL, socketio → emits to the conversation's
+   * room, a custom channel → its `getOutputChannel()`. Null when the channel has none (`rest`)
+   * or is not configured; the caller then collects the messages.
+   */
+  outputChannel(name: string): OutputChannel | null {
+    const channel = this.byName.get(name);
+    switch (channel?.kind) {
+      case 'callback':
+        return new CallbackOutputChannel(channel.endpoint);
+      case 'socketio':
+        return this.socketIo?.outputChannel() ?? null;
+      case 'custom':
+        return channel.channel.getOutputChannel?.() ?? null;
+      case 'rest':
+      case 'registered':
+      case undefined:
+        return null;
+    }
+  }
+
+  /** `GET /webhooks/<name>/`. */
+  health(name: string): unknown {
+    const channel = this.byName.get(name);
+    if (channel?.kind === 'custom' && channel.channel.health) return channel.channel.health();
+    return { status: 'ok' };
+  }
+
+  /** `POST /webhooks/<name>/webhook` of the callback and custom channels. */
+  async webhook(name: string, req: Request, res: Response): Promise<void> {
+    const channel = this.byName.get(name);
+    if (channel?.kind === 'callback') {
+      const input = parseWebhookBody(req.body, 'callback');
+      await this.handler.handleMessage({
+        text: input.message,
+        senderId: input.sender,
+        inputChannel: input.inputChannel ?? 'callback',
+        output: new CallbackOutputChannel(channel.endpoint),
+        metadata: input.metadata,
+      });
+      res.status(200).type('text/plain').send('success');
+      return;
+    }
+    if (channel?.kind === 'custom') {
+      await this.customWebhook(name, channel.channel, req, res);
+      return;
+    }
+    throw new DialogueError('REQUEST.INVALID_PARAMETER', `Channel "${name}" has no webhook.`, {
+      channel: name,
+    });
+  }
+
+  private async customWebhook(
+    name: string,
+    channel: CustomChannel,
+    req: Request,
+    res: Response,
+  ): Promise<void> {
+    const request: ChannelRequest = {
+      method: req.method,
+      path: req.path,
+      body: req.body as unknown,
+      query: req.query,
+      headers: req.headers,
+    };
+    const needsDefaults = !channel.extractSender || !channel.extractMessage || !channel.getMetadata;
+    const input = needsDefaults ? parseWebhookBody(request.body, name) : null;
+    const sender = channel.extractSender ? await channel.extractSender(request) : input!.sender;
+    const text = channel.extractMessage ? await channel.extractMessage(request) : input!.message;
+    if (typeof sender !== 'string' || sender.length === 0) {
+      throw new DialogueError(
+        'REQUEST.INVALID_PARAMETER',
+        `Channel "${name}" found no sender id in the request.`,
+        { channel: name, field: 'sender' },
+      );
+    }
+    if (typeof text !== 'string') {
+      throw new DialogueError(
+        'REQUEST.INVALID_PARAMETER',
+        `Channel "${name}" found no message text in the request.`,
+        { channel: name, field: 'message' },
+      );
+    }
+    const metadata = channel.getMetadata ? await channel.getMetadata(request) : input!.metadata;
+    const inputChannel = input?.inputChannel ?? name;
+    const stream =
+      input?.stream === true ||
+      (typeof req.query.stream === 'string' && req.query.stream.toLowerCase() === 'true');
+    const own = channel.getOutputChannel?.() ?? null;
+
+    if (stream && own === null) {
+      res.status(200).type('text/event-stream');
+      res.flushHeaders();
+      const streaming = new StreamingOutputChannel(name, res);
+      try {
+        await this.handler.handleMessage({
+          text,
+          senderId: sender,
+          inputChannel,
+          output: streaming,
+          metadata,
+        });
+      } catch (e) {
+        this.log.error(
+          { channel: name, err: (e as Error).message },
+          'message could not be handled',
+        );
+      }
+      res.end();
+      return;
+    }
+    const output = own ?? new CollectingOutputChannel(name);
+    await this.handler.handleMessage({ text, senderId: sender, inputChannel, output, metadata });
+    const trackerState = await this.trackers!.getTracker(sender, 'AFTER_RESTART', null);
+    const turn = {
+      messages: output instanceof CollectingOutputChannel ? output.messages : [],
+      metadata: metadata ?? {},
+      conversationId: sender,
+      trackerState,
+    };
+    const body = channel.respond
+      ? channel.respond(turn, request)
+      : {
+          messages: turn.messages,
+          metadata: turn.metadata,
+          conversation_id: turn.conversationId,
+          tracker_state: turn.trackerState,
+        };
+    res.status(200).json(body);
+  }
+}
+
+/** Writes each collected message to the response as one JSON line, as it is produced. */
+class StreamingOutputChannel extends CollectingOutputChannel {
+  constructor(
+    name: string,
+    private readonly res: Response,
+  ) {
+    super(name);
+  }
+
+  override async send(recipientId: string, message: BotMessage): Promise<void> {
+    await super.send(recipientId, message);
+    const collected: JsonObject | undefined = this.messages[this.messages.length - 1];
+    if (collected === undefined) return;
+    this.res.write(`${JSON.stringify(collected)}\n`);
+  }
+}

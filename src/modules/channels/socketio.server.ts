@@ -1,0 +1,147 @@
+import { Logger } from '@nestjs/common';
+import { type Algorithm, verify } from 'jsonwebtoken';
+import { randomUUID } from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
+import { type Namespace, Server, type Socket } from 'socket.io';
+import { type MessageHandler } from 'src/core';
+import { type SocketIoSettings } from './channel-config';
+import { SocketIoOutputChannel } from './socketio.output-channel';
+
+/**
+ * Rasa's SocketIOInput on Parley's HTTP server: a socket.io server at `socketio_path`
+ * (default `/socket.io`) speaking the protocol of the `rasa-webchat` widget —
+ * `session_request` → `session_confirm`, `user_message_evt` (default `user_uttered`) in,
+ * `bot_message_evt` (default `bot_uttered`) out. Upgrades for other paths are left alone
+ * (`destroyUpgrade: false`), so other WebSocket routes can share the server.
+ */
+export class SocketIoServer {
+  private readonly log = new Logger('SocketIoChannel');
+  private io: Server | null = null;
+  private namespace: Namespace | null = null;
+
+  constructor(
+    private readonly settings: SocketIoSettings,
+    private readonly handler: MessageHandler,
+    private readonly cors: readonly string[],
+  ) {}
+
+  attach(server: HttpServer): void {
+    const io = new Server(server, {
+      path: this.settings.socketioPath,
+      serveClient: false,
+      destroyUpgrade: false,
+      ...(this.cors.length > 0
+        ? { cors: { origin: this.cors.includes('*') ? true : [...this.cors], credentials: true } }
+        : {}),
+    });
+    this.io = io;
+    const nsp = io.of(this.settings.namespace ?? '/');
+    this.namespace = nsp;
+    if (this.settings.jwtKey !== null) {
+      const key = this.settings.jwtKey;
+      const algorithm = this.settings.jwtMethod as Algorithm;
+      nsp.use((socket, next) => {
+        const auth = socket.handshake.auth as Record<string, unknown> | undefined;
+        const token =
+          typeof auth?.token === 'string' ? auth.token.replace(/^Bearer\s+/i, '') : null;
+        try {
+          if (token === null) throw new Error('no token');
+          verify(token, key, { algorithms: [algorithm] });
+          next();
+        } catch {
+          this.log.debug(
+            { socket: socket.id },
+            'socket.io connection refused: missing or invalid JWT',
+          );
+          next(new Error('not authorized'));
+        }
+      });
+    }
+    nsp.on('connection', (socket) => this.onConnection(socket));
+  }
+
+  /** The output channel for `output_channel=socketio` (Rasa's get_output_channel). */
+  outputChannel(): SocketIoOutputChannel | null {
+    return this.namespace === null
+      ? null
+      : new SocketIoOutputChannel(this.namespace, this.settings.botMessageEvt);
+  }
+
+  /** Disconnects every client and stops engine.io, leaving the HTTP server to its owner. */
+  close(): void {
+    if (this.io === null) return;
+    this.io.disconnectSockets(true);
+    this.io.engine.close();
+    this.io = null;
+    this.namespace = null;
+  }
+
+  private onConnection(socket: Socket): void {
+    this.log.debug({ socket: socket.id }, 'User connected to socketIO endpoint');
+    socket.on('disconnect', () => this.log.debug({ socket: socket.id }, 'User disconnected'));
+    socket.on('session_request', (data: unknown) => {
+      const request = isObject(data) ? { ...data } : {};
+      let sessionId = request.session_id;
+      if (typeof sessionId !== 'string' || sessionId.length === 0) {
+        sessionId = randomUUID().replace(/-/g, '');
+      }
+      if (this.settings.sessionPersistence) void socket.join(sessionId as string);
+      socket.emit('session_confirm', sessionId);
+    });
+    socket.on(this.settings.userMessageEvt, (data: unknown) => {
+      void this.onUserMessage(socket, data).catch((e: unknown) =>
+        this.log.error(
+          { socket: socket.id, err: (e as Error).message },
+          'socket.io message could not be handled',
+        ),
+      );
+    });
+  }
+
+  private async onUserMessage(socket: Socket, data: unknown): Promise<void> {
+    const nsp = this.namespace;
+    if (nsp === null) return;
+    if (!isObject(data)) {
+      this.log.warn({ socket: socket.id }, 'socket.io user message is not an object; ignored');
+      return;
+    }
+    let senderId: string;
+    if (this.settings.sessionPersistence) {
+      if (typeof data.session_id !== 'string' || data.session_id.length === 0) {
+        this.log.warn(
+          { socket: socket.id },
+          'A message without a valid session_id was received and ignored. Set a session id with the `session_request` socketIO event.',
+        );
+        return;
+      }
+      senderId = data.session_id;
+    } else {
+      senderId = socket.id;
+    }
+    const raw = data.message ?? '';
+    if (typeof raw !== 'string') {
+      this.log.warn({ socket: socket.id }, 'socket.io "message" is not a string; ignored');
+      return;
+    }
+    let metadata: unknown = data[this.settings.metadataKey] ?? {};
+    if (typeof metadata === 'string') {
+      try {
+        metadata = JSON.parse(metadata) as unknown;
+      } catch {
+        this.log.warn({ socket: socket.id }, 'socket.io metadata is not valid JSON; ignored');
+        metadata = {};
+      }
+    }
+    await this.handler.handleMessage({
+      text: raw,
+      senderId,
+      inputChannel: 'socketio',
+      output: new SocketIoOutputChannel(nsp, this.settings.botMessageEvt),
+      metadata: isObject(metadata) ? metadata : null,
+    });
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

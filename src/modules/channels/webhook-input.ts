@@ -1,0 +1,89 @@
+import { DialogueError, type JsonObject } from 'src/core';
+
+/** The fields of a REST-style webhook body (`{sender, message, metadata?, input_channel?}`). */
+export interface WebhookInput {
+  readonly sender: string;
+  readonly message: string;
+  readonly metadata: JsonObject | null;
+  /** `input_channel` override from the body, if any. */
+  readonly inputChannel: string | null;
+  /** `stream: true` in the body. */
+  readonly stream: boolean;
+}
+
+function bad(channel: string, message: string, field: string): DialogueError {
+  return new DialogueError('REQUEST.INVALID_PARAMETER', message, { channel, field });
+}
+
+/**
+ * Validates the JSON body of `POST /webhooks/<channel>/webhook`: `sender` (string, or a number
+ * which becomes a string) and `message` (string) are required; `metadata` is an object when
+ * given; `input_channel` a string; `stream` a boolean. Anything else is a 400 naming the field.
+ */
+export function parseWebhookBody(body: unknown, channel: string): WebhookInput {
+  if (body === undefined || body === null || body === '') {
+    throw new DialogueError(
+      'REQUEST.BODY_MISSING',
+      `The ${channel} webhook needs a JSON body {"sender": "...", "message": "..."}.`,
+      { channel },
+    );
+  }
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw bad(
+      channel,
+      `The ${channel} webhook body must be a JSON object with "sender" and "message".`,
+      'body',
+    );
+  }
+  const b = body as Record<string, unknown>;
+  let sender: string;
+  if (typeof b.sender === 'string' && b.sender.length > 0) sender = b.sender;
+  else if (typeof b.sender === 'number' && Number.isFinite(b.sender)) sender = String(b.sender);
+  else if (b.sender === undefined || b.sender === null || b.sender === '') {
+    throw bad(
+      channel,
+      `"sender" is missing: the ${channel} webhook needs the sender's id.`,
+      'sender',
+    );
+  } else {
+    throw bad(channel, `"sender" must be a string, got ${typeOf(b.sender)}.`, 'sender');
+  }
+  if (b.message === undefined || b.message === null) {
+    throw bad(
+      channel,
+      `"message" is missing: the ${channel} webhook needs the user's text.`,
+      'message',
+    );
+  }
+  if (typeof b.message !== 'string') {
+    throw bad(channel, `"message" must be a string, got ${typeOf(b.message)}.`, 'message');
+  }
+  let metadata: JsonObject | null = null;
+  if (b.metadata !== undefined && b.metadata !== null) {
+    if (typeof b.metadata !== 'object' || Array.isArray(b.metadata)) {
+      throw bad(channel, `"metadata" must be an object, got ${typeOf(b.metadata)}.`, 'metadata');
+    }
+    metadata = b.metadata as JsonObject;
+  }
+  let inputChannel: string | null = null;
+  if (b.input_channel !== undefined && b.input_channel !== null) {
+    if (typeof b.input_channel !== 'string') {
+      throw bad(
+        channel,
+        `"input_channel" must be a string, got ${typeOf(b.input_channel)}.`,
+        'input_channel',
+      );
+    }
+    inputChannel = b.input_channel;
+  }
+  if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') {
+    throw bad(channel, `"stream" must be true or false, got ${typeOf(b.stream)}.`, 'stream');
+  }
+  return { sender, message: b.message.trim(), metadata, inputChannel, stream: b.stream === true };
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
