@@ -37,10 +37,10 @@ export class ChannelsService implements OnApplicationBootstrap, OnApplicationShu
   private readonly byName = new Map<string, ConfiguredChannel>();
   private socketIo: SocketIoServer | null = null;
   private trackers: TrackerService | null = null;
+  private messageHandler: MessageHandler | null = null;
 
   constructor(
     @Inject(CHANNEL_SETUP) private readonly setup: ChannelSetup,
-    private readonly handler: MessageHandler,
     private readonly moduleRef: ModuleRef,
     private readonly adapterHost: HttpAdapterHost,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -50,10 +50,19 @@ export class ChannelsService implements OnApplicationBootstrap, OnApplicationShu
 
   onApplicationBootstrap(): void {
     this.trackers = this.moduleRef.get(TrackerService, { strict: false });
+    try {
+      this.messageHandler = this.moduleRef.get(MessageHandler, { strict: false });
+    } catch {
+      this.log.warn('no dialogue engine (MessageHandler) is loaded: channel messages are refused');
+    }
     for (const warning of this.setup.warnings) this.log.warn(warning);
     for (const channel of this.setup.channels) {
       if (channel.kind === 'socketio') {
-        this.socketIo = new SocketIoServer(channel.settings, this.handler, this.config.http.cors);
+        this.socketIo = new SocketIoServer(
+          channel.settings,
+          { handleMessage: (message) => this.handler.handleMessage(message) },
+          this.config.http.cors,
+        );
         this.socketIo.attach(this.adapterHost.httpAdapter.getHttpServer() as HttpServer);
       }
     }
@@ -68,6 +77,17 @@ export class ChannelsService implements OnApplicationBootstrap, OnApplicationShu
   onApplicationShutdown(): void {
     this.socketIo?.close();
     this.socketIo = null;
+  }
+
+  /** The dialogue engine; a clear 409 while none is loaded. */
+  private get handler(): MessageHandler {
+    if (this.messageHandler === null) {
+      throw new DialogueError(
+        'MODEL.NOT_LOADED',
+        'No dialogue engine is loaded, so channel messages cannot be handled.',
+      );
+    }
+    return this.messageHandler;
   }
 
   /** Names of the configured channels, in credentials.yml order. */
@@ -143,8 +163,24 @@ export class ChannelsService implements OnApplicationBootstrap, OnApplicationShu
     };
     const needsDefaults = !channel.extractSender || !channel.extractMessage || !channel.getMetadata;
     const input = needsDefaults ? parseWebhookBody(request.body, name) : null;
-    const sender = channel.extractSender ? await channel.extractSender(request) : input!.sender;
-    const text = channel.extractMessage ? await channel.extractMessage(request) : input!.message;
+    const read = async <T>(what: string, fn: () => T | Promise<T>): Promise<T> => {
+      try {
+        return await fn();
+      } catch (e) {
+        if (e instanceof DialogueError) throw e;
+        throw new DialogueError(
+          'REQUEST.INVALID_PARAMETER',
+          `Channel "${name}" could not read the ${what} of the request: ${(e as Error).message}`,
+          { channel: name, field: what },
+        );
+      }
+    };
+    const sender: unknown = channel.extractSender
+      ? await read('sender', () => channel.extractSender!(request))
+      : input!.sender;
+    const text: unknown = channel.extractMessage
+      ? await read('message', () => channel.extractMessage!(request))
+      : input!.message;
     if (typeof sender !== 'string' || sender.length === 0) {
       throw new DialogueError(
         'REQUEST.INVALID_PARAMETER',
@@ -159,7 +195,9 @@ export class ChannelsService implements OnApplicationBootstrap, OnApplicationShu
         { channel: name, field: 'message' },
       );
     }
-    const metadata = channel.getMetadata ? await channel.getMetadata(request) : input!.metadata;
+    const metadata = channel.getMetadata
+      ? await read('metadata', () => channel.getMetadata!(request))
+      : input!.metadata;
     const inputChannel = input?.inputChannel ?? name;
     const stream =
       input?.stream === true ||

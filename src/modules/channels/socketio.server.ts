@@ -21,7 +21,7 @@ export class SocketIoServer {
 
   constructor(
     private readonly settings: SocketIoSettings,
-    private readonly handler: MessageHandler,
+    private readonly handler: Pick<MessageHandler, 'handleMessage'>,
     private readonly cors: readonly string[],
   ) {}
 
