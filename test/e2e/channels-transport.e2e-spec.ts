@@ -1,21 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { io, type Socket } from 'socket.io-client';
 import request from 'supertest';
+import { credentialsFile } from 'test/utils/channels';
 import { cli } from 'test/utils/cli';
 import { startTestApp, type TestApp } from 'test/utils/create-test-app';
 import { WebSocket, WebSocketServer } from 'ws';
-
-/** Writes a credentials.yml into a fresh folder and returns its path. */
-export function credentialsFile(yaml: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-credentials-'));
-  const file = join(dir, 'credentials.yml');
-  writeFileSync(file, yaml);
-  return file;
-}
 
 const CREDENTIALS = `
 rest:

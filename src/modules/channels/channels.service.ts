@@ -20,6 +20,7 @@ import { TrackerService } from 'src/modules/tracker/tracker.service';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { CallbackOutputChannel } from './callback.output-channel';
 import { type ChannelSetup, type ConfiguredChannel } from './channel-config';
+import { type ChannelCredentials } from './credentials';
 import { type ChannelRequest, type CustomChannel } from './custom-channel';
 import { SocketIoServer } from './socketio.server';
 import { parseWebhookBody } from './webhook-input';
@@ -88,6 +89,12 @@ export class ChannelsService implements OnApplicationBootstrap, OnApplicationShu
       );
     }
     return this.messageHandler;
+  }
+
+  /** The settings of a channel another module serves (registerChannel); undefined if absent. */
+  settingsOf(name: string): ChannelCredentials | undefined {
+    const channel = this.byName.get(name);
+    return channel?.kind === 'registered' ? channel.settings : undefined;
   }
 
   /** Names of the configured channels, in credentials.yml order. */
@@ -171,7 +178,7 @@ export class ChannelsService implements OnApplicationBootstrap, OnApplicationShu
         throw new DialogueError(
           'REQUEST.INVALID_PARAMETER',
           `Channel "${name}" could not read the ${what} of the request: ${(e as Error).message}`,
-          { channel: name, field: what },
+          { channel: name, parameter: what },
         );
       }
     };
@@ -185,14 +192,14 @@ export class ChannelsService implements OnApplicationBootstrap, OnApplicationShu
       throw new DialogueError(
         'REQUEST.INVALID_PARAMETER',
         `Channel "${name}" found no sender id in the request.`,
-        { channel: name, field: 'sender' },
+        { channel: name, parameter: 'sender' },
       );
     }
     if (typeof text !== 'string') {
       throw new DialogueError(
         'REQUEST.INVALID_PARAMETER',
         `Channel "${name}" found no message text in the request.`,
-        { channel: name, field: 'message' },
+        { channel: name, parameter: 'message' },
       );
     }
     const metadata = channel.getMetadata

@@ -51,7 +51,7 @@ describe('parseWebhookBody', () => {
     const error = errorOf(body);
     expect(error).toBeInstanceOf(DialogueError);
     expect(error.code).toBe(code);
-    expect(error.details.field).toBe(field);
+    expect(error.details.parameter).toBe(field);
     if (field !== undefined && field !== 'body') expect(error.message).toContain(`"${field}"`);
   });
 });

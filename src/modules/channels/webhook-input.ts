@@ -12,7 +12,11 @@ export interface WebhookInput {
 }
 
 function bad(channel: string, message: string, field: string): DialogueError {
-  return new DialogueError('REQUEST.INVALID_PARAMETER', message, { channel, field });
+  return new DialogueError('REQUEST.INVALID_PARAMETER', message, {
+    channel,
+    parameter: field,
+    in: 'body',
+  });
 }
 
 /**

@@ -1,0 +1,89 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli, ROOT } from 'test/utils/cli';
+
+/** Writes a credentials.yml into a fresh folder and returns its path. */
+export function credentialsFile(yaml: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-credentials-'));
+  const file = join(dir, 'credentials.yml');
+  writeFileSync(file, yaml);
+  return file;
+}
+
+/**
+ * Trains the bundled moodbot (examples/moodbot: NLU + dialogue) with `parley train` into a
+ * fresh folder and returns the models directory, for `PARLEY_MODEL`.
+ */
+export function trainMoodbot(): string {
+  const out = join(mkdtempSync(join(tmpdir(), 'parley-moodbot-')), 'models');
+  const bot = join(ROOT, 'examples', 'moodbot');
+  const r = cli(
+    [
+      'train',
+      '--data',
+      join(bot, 'data'),
+      '--domain',
+      join(bot, 'domain.yml'),
+      '--config',
+      join(bot, 'config.yml'),
+      '--out',
+      out,
+    ],
+    {},
+    120_000,
+  );
+  if (r.status !== 0) throw new Error(`moodbot training failed:\n${r.stderr}`);
+  return out;
+}
+
+/** A request a ReceivingServer got. */
+export interface Received {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: unknown;
+}
+
+/** A real HTTP server on loopback that records every request and answers `status`. */
+export interface ReceivingServer {
+  readonly url: string;
+  readonly received: Received[];
+  status: number;
+  close(): Promise<void>;
+}
+
+export async function startReceivingServer(): Promise<ReceivingServer> {
+  const received: Received[] = [];
+  const state = { status: 200 };
+  const server: Server = createServer((req, res) => {
+    let data = '';
+    req.on('data', (chunk: Buffer) => (data += chunk.toString()));
+    req.on('end', () => {
+      let body: unknown = data;
+      try {
+        body = JSON.parse(data);
+      } catch {
+        // keep the text
+      }
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      res.statusCode = state.status;
+      res.end(state.status < 400 ? 'ok' : 'callback failed');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    get status() {
+      return state.status;
+    },
+    set status(value: number) {
+      state.status = value;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
