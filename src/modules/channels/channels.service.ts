@@ -1,9 +1,9 @@
 import {
+  BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
-  OnApplicationShutdown,
 } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Request, Response } from 'express';
@@ -33,7 +33,7 @@ export const CHANNEL_SETUP = Symbol('CHANNEL_SETUP');
  * socket.io server, and the output channel of each (for `output_channel=<name>`).
  */
 @Injectable()
-export class ChannelsService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ChannelsService implements BeforeApplicationShutdown, OnApplicationBootstrap {
   private readonly log = new Logger('Channels');
   private readonly byName = new Map<string, ConfiguredChannel>();
   private socketIo: SocketIoServer | null = null;
@@ -75,7 +75,8 @@ export class ChannelsService implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  onApplicationShutdown(): void {
+  /** Before the HTTP server closes, so open sockets do not hold its close up. */
+  beforeApplicationShutdown(): void {
     this.socketIo?.close();
     this.socketIo = null;
   }
