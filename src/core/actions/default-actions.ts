@@ -93,7 +93,8 @@ export class RetrievalAction implements Action {
         );
       }
     }
-    const variations = response && Array.isArray(response.responses) ? response.responses : [];
+    const variations: unknown[] =
+      response && Array.isArray(response.responses) ? (response.responses as unknown[]) : [];
     const picked = variations[Math.floor((ctx.random ?? Math.random)() * variations.length)];
     if (!isJsonObject(picked)) return Promise.resolve([]);
     return Promise.resolve([botUtteranceFrom({ ...picked, utter_action: this.name }, ctx.now())]);
@@ -186,7 +187,7 @@ function intentToAffirm(ctx: ActionContext): string | null {
   const parse = ctx.tracker.latestMessage.parseData;
   const name = ctx.tracker.latestMessage.intent.name;
   if (name === DEFAULT_NLU_FALLBACK_INTENT_NAME && Array.isArray(parse.intent_ranking)) {
-    const second = parse.intent_ranking[1];
+    const second: unknown = (parse.intent_ranking as unknown[])[1];
     if (isJsonObject(second) && typeof second.name === 'string') return second.name;
   }
   return typeof name === 'string' ? name : null;
@@ -261,8 +262,9 @@ class TwoStageFallbackAction implements Action {
         (e) => e.type === 'bot' && e.metadata.utter_action === ACTION_DEFAULT_ASK_AFFIRMATION_NAME,
       ).length;
     if (intent === USER_INTENT_OUT_OF_SCOPE || intent === DEFAULT_NLU_FALLBACK_INTENT_NAME) {
-      if (intent === USER_INTENT_OUT_OF_SCOPE && asked === 1)
+      if (intent === USER_INTENT_OUT_OF_SCOPE && asked === 1) {
         return utter(ctx, 'utter_ask_rephrase');
+      }
       if (asked < 2 && intent === DEFAULT_NLU_FALLBACK_INTENT_NAME) {
         return new AskAffirmationAction().run(ctx);
       }

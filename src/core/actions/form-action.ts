@@ -79,8 +79,9 @@ export class FormAction implements Action {
       ? await this.validate(ctx)
       : await this.validateSlots(ctx, []);
     const all = [...soFar, ...events];
-    if (this.isDone(all))
+    if (this.isDone(all)) {
       return [...events, slotSet({ name: REQUESTED_SLOT, value: null, timestamp: ctx.now() })];
+    }
     let toRequest: unknown = null;
     for (const e of all) if (e.type === 'slot' && e.name === REQUESTED_SLOT) toRequest = e.value;
     const temp = this.temporary(ctx, all);
@@ -114,8 +115,9 @@ export class FormAction implements Action {
     }
     const candidates = new Map<string, unknown>();
     for (const e of sinceUser) {
-      if (e.type === 'slot' && (required.includes(e.name) || e.name === toFill))
+      if (e.type === 'slot' && (required.includes(e.name) || e.name === toFill)) {
         candidates.set(e.name, e.value);
+      }
     }
     const validated = await this.validateSlots(
       ctx,

@@ -20,7 +20,7 @@ export function pythonStr(value: unknown): string {
       .map(([k, v]) => `${pythonRepr(k)}: ${pythonRepr(v)}`)
       .join(', ')}}`;
   }
-  return String(value);
+  return JSON.stringify(value) ?? '';
 }
 
 function pythonRepr(value: unknown): string {
@@ -84,7 +84,7 @@ export function generateResponse(
   const conditional = pool.filter((v) => Array.isArray(v.condition) && conditionsHold(v, slots));
   pool = conditional.length > 0 ? conditional : pool.filter((v) => !Array.isArray(v.condition));
   if (pool.length === 0) return null;
-  const chosen = pool[Math.floor(random() * pool.length)] ?? (pool[0] as JsonObject);
+  const chosen: JsonObject = pool[Math.floor(random() * pool.length)] ?? pool[0] ?? {};
   const values = { ...slots, ...kwargs };
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(chosen)) {

@@ -43,8 +43,9 @@ export class ActionEndpoint {
       version: this.version,
     };
     const url = new URL(this.config.url);
-    if (this.config.token)
+    if (this.config.token) {
       url.searchParams.set(this.config.tokenName ?? 'token', this.config.token);
+    }
     let response: Response;
     try {
       response = await fetch(url, {
@@ -137,7 +138,7 @@ export class RemoteAction implements Action {
           generateResponse(ctx.domain, responseName, slots, ctx.channel, kwargs, ctx.random) ?? {};
         for (const [k, v] of Object.entries(rest)) {
           if (k === 'buttons' && Array.isArray(v) && Array.isArray(message.buttons)) {
-            message.buttons = [...message.buttons, ...v];
+            message.buttons = [...(message.buttons as unknown[]), ...(v as unknown[])];
           } else if (
             v !== null &&
             v !== undefined &&

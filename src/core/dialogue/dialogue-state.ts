@@ -47,7 +47,9 @@ export function slotFeatures(slot: SlotDefinition, value: unknown): number[] {
       if (!values.includes('__other__')) values.push('__other__');
       const out = values.map(() => 0);
       if (value === null || value === undefined) return out;
-      const i = values.indexOf(String(value).toLowerCase());
+      const text =
+        typeof value === 'object' ? JSON.stringify(value) : `${value as string | number | boolean}`;
+      const i = values.indexOf(text.toLowerCase());
       out[i >= 0 ? i : values.indexOf('__other__')] = 1;
       return out;
     }

@@ -121,7 +121,7 @@ export class RulePolicy implements Policy {
     return new RulePolicy(
       rules,
       json.unhappy as { states: DialogueState[]; value: string }[],
-      json.config as unknown as RuleConfig,
+      json.config as RuleConfig,
     );
   }
 
@@ -129,7 +129,7 @@ export class RulePolicy implements Policy {
     return {
       type: this.type,
       priority: this.priority,
-      config: this.config as unknown as JsonObject,
+      config: this.config,
       rules: this.rules.map((r) => ({ states: r.states, action: r.action, sources: r.sources })),
       unhappy: this.unhappy,
     };

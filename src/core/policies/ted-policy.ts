@@ -120,8 +120,9 @@ export class TedPolicy implements Policy {
       const i = this.features.get(f);
       if (i === undefined) continue;
       const base = i * C;
-      for (let c = 0; c < C; c++)
+      for (let c = 0; c < C; c++) {
         scores[c] = (scores[c] as number) + (this.weights[base + c] as number);
+      }
     }
     const probs = softmax(scores);
     for (let c = 0; c < C; c++) {

@@ -121,8 +121,9 @@ export class DialogueProcessor {
     await this.runPredictionLoop(tracker, channel);
   }
 
-  async runExtractSlots(tracker: DialogueStateTracker): Promise<void> {
+  runExtractSlots(tracker: DialogueStateTracker): Promise<void> {
     for (const e of extractSlots(this.domain, tracker, this.options.now())) tracker.update(e);
+    return Promise.resolve();
   }
 
   /** The ensemble's prediction for the tracker (null without a dialogue model). */
@@ -185,8 +186,7 @@ export class DialogueProcessor {
     channel: string | null,
   ): Promise<boolean> {
     const name = prediction.actionName;
-    let action: Action;
-    action = actionFor(name, this.domain);
+    const action: Action = actionFor(name, this.domain);
     let events: DialogueEvent[];
     try {
       const temporary = tracker.copy();

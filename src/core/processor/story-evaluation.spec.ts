@@ -18,7 +18,7 @@ function load(bot: string, testFile: string) {
     file: f,
   });
   const nlu = readNluYaml(read('data/nlu.yml').text, 'data/nlu.yml').data;
-  const domain = Domain.fromYaml(read('domain.yml').text).withResponses(nlu.responses as never);
+  const domain = Domain.fromYaml(read('domain.yml').text).withResponses(nlu.responses);
   const config = readConfigYaml(read('config.yml').text, 'config.yml');
   const { blocks } = readStoryFiles(
     [read('data/stories.yml'), read('data/rules.yml')].filter((f) => f.text),

@@ -100,7 +100,8 @@ function readBlock(
   const line = lineOf(source, node);
   const get = (k: string): unknown => deref(source, node.get(k, true));
   const nameNode = get(what);
-  const name = isScalar(nameNode) ? String(nameNode.value ?? '') : '';
+  const raw: unknown = isScalar(nameNode) ? nameNode.value : null;
+  const name = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
   if (!name.trim()) {
     yamlError(source, line, `a ${what} needs a non-empty '${what}' name`);
   }
@@ -298,7 +299,7 @@ function userStep(
     try {
       const parsed = parseAnnotatedText(raw);
       text = parsed.text;
-      entities = parsed.entities.map((e) => ({ ...e }) as JsonObject);
+      entities = parsed.entities.map((e) => ({ ...e }));
     } catch (error) {
       yamlError(source, line, `${owner}: ${(error as Error).message}`);
     }
