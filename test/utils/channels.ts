@@ -27,7 +27,7 @@ export function trainMoodbot(): string {
       '--domain',
       join(bot, 'domain.yml'),
       '--config',
-      join(bot, 'config.yml'),
+      join(bot, 'config.parley.yml'),
       '--out',
       out,
     ],

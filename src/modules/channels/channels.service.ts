@@ -16,6 +16,7 @@ import {
   MessageHandler,
   OutputChannel,
 } from 'src/core';
+import { OutputChannelRegistry } from 'src/modules/dialogue/output-channel.registry';
 import { TrackerService } from 'src/modules/tracker/tracker.service';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { CallbackOutputChannel } from './callback.output-channel';
@@ -38,11 +39,12 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
   private readonly byName = new Map<string, ConfiguredChannel>();
   private socketIo: SocketIoServer | null = null;
   private trackers: TrackerService | null = null;
-  private messageHandler: MessageHandler | null = null;
 
   constructor(
     @Inject(CHANNEL_SETUP) private readonly setup: ChannelSetup,
     private readonly moduleRef: ModuleRef,
+    private readonly handler: MessageHandler,
+    private readonly outputs: OutputChannelRegistry,
     private readonly adapterHost: HttpAdapterHost,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -51,19 +53,13 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
 
   onApplicationBootstrap(): void {
     this.trackers = this.moduleRef.get(TrackerService, { strict: false });
-    try {
-      this.messageHandler = this.moduleRef.get(MessageHandler, { strict: false });
-    } catch {
-      this.log.warn('no dialogue engine (MessageHandler) is loaded: channel messages are refused');
-    }
     for (const warning of this.setup.warnings) this.log.warn(warning);
     for (const channel of this.setup.channels) {
+      if (channel.kind !== 'rest' && channel.kind !== 'registered') {
+        this.outputs.register(channel.name, () => this.outputChannel(channel.name));
+      }
       if (channel.kind === 'socketio') {
-        this.socketIo = new SocketIoServer(
-          channel.settings,
-          { handleMessage: (message) => this.handler.handleMessage(message) },
-          this.config.http.cors,
-        );
+        this.socketIo = new SocketIoServer(channel.settings, this.handler, this.config.http.cors);
         this.socketIo.attach(this.adapterHost.httpAdapter.getHttpServer() as HttpServer);
       }
     }
@@ -79,17 +75,6 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
   beforeApplicationShutdown(): void {
     this.socketIo?.close();
     this.socketIo = null;
-  }
-
-  /** The dialogue engine; a clear 409 while none is loaded. */
-  private get handler(): MessageHandler {
-    if (this.messageHandler === null) {
-      throw new DialogueError(
-        'MODEL.NOT_LOADED',
-        'No dialogue engine is loaded, so channel messages cannot be handled.',
-      );
-    }
-    return this.messageHandler;
   }
 
   /** The settings of a channel another module serves (registerChannel); undefined if absent. */
