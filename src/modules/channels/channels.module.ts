@@ -15,8 +15,8 @@ import { webhookController } from './webhook.controller';
 export class ChannelsModule {
   static forRoot(config: AppConfig): DynamicModule {
     // As `rasa run`: without --credentials, ./credentials.yml is used when it exists.
-    const file =
-      config.files.credentials ?? (existsSync('credentials.yml') ? 'credentials.yml' : null);
+    const given = config.files.credentials === '' ? null : config.files.credentials;
+    const file = given ?? (existsSync('credentials.yml') ? 'credentials.yml' : null);
     const setup = configureChannels(readCredentialsFile(file), file ?? 'credentials.yml');
     const controllers = setup.channels
       .filter((c) => c.kind === 'callback' || c.kind === 'socketio' || c.kind === 'custom')
