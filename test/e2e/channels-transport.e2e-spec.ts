@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { io, type Socket } from 'socket.io-client';
 import request from 'supertest';
@@ -147,6 +149,32 @@ describe('channels from credentials.yml: routes, validation, socket.io transport
       socket.close();
       server.off('upgrade', onUpgrade);
       other.close();
+    }
+  });
+});
+
+describe('a custom channel while no model is loaded', () => {
+  it('ignores the message as Rasa does: no messages, no tracker', async () => {
+    const app = await startTestApp({
+      withDomain: false,
+      env: {
+        PARLEY_MODEL: join(tmpdir(), 'parley-no-models-here'),
+        PARLEY_CREDENTIALS: credentialsFile('test.fixtures.channels.my_channels.MyChannel:\n'),
+      },
+    });
+    try {
+      const res = await request(app.url)
+        .post('/webhooks/myio/webhook')
+        .send({ sender: 'nobody', message: 'hi' });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        messages: [],
+        metadata: {},
+        conversation_id: 'nobody',
+        tracker_state: null,
+      });
+    } finally {
+      await app.close();
     }
   });
 });

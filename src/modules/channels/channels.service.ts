@@ -22,7 +22,7 @@ import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { CallbackOutputChannel } from './callback.output-channel';
 import { type ChannelSetup, type ConfiguredChannel } from './channel-config';
 import { type ChannelCredentials } from './credentials';
-import { type ChannelRequest, type CustomChannel } from './custom-channel';
+import { type ChannelRequest, type ChannelTurn, type CustomChannel } from './custom-channel';
 import { SocketIoServer } from './socketio.server';
 import { parseWebhookBody } from './webhook-input';
 
@@ -111,9 +111,9 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
   }
 
   /** `GET /webhooks/<name>/`. */
-  health(name: string): unknown {
+  async health(name: string): Promise<unknown> {
     const channel = this.byName.get(name);
-    if (channel?.kind === 'custom' && channel.channel.health) return channel.channel.health();
+    if (channel?.kind === 'custom' && channel.channel.health) return await channel.channel.health();
     return { status: 'ok' };
   }
 
@@ -219,16 +219,24 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
       return;
     }
     const output = own ?? new CollectingOutputChannel(name);
-    await this.handler.handleMessage({ text, senderId: sender, inputChannel, output, metadata });
-    const trackerState = await this.trackers!.getTracker(sender, 'AFTER_RESTART', null);
-    const turn = {
+    try {
+      await this.handler.handleMessage({ text, senderId: sender, inputChannel, output, metadata });
+    } catch (e) {
+      // As Rasa's RestInput: a failed turn is logged and the messages so far are answered.
+      if (e instanceof DialogueError && e.code === 'LOCK.TIMEOUT') throw e;
+      this.log.error(
+        { channel: name, sender, err: (e as Error).message },
+        'an exception occurred while handling the user message',
+      );
+    }
+    const turn: ChannelTurn = {
       messages: output instanceof CollectingOutputChannel ? output.messages : [],
       metadata: metadata ?? {},
       conversationId: sender,
-      trackerState,
+      trackerState: await this.trackerState(sender),
     };
-    const body = channel.respond
-      ? channel.respond(turn, request)
+    const body: unknown = channel.respond
+      ? await channel.respond(turn, request)
       : {
           messages: turn.messages,
           metadata: turn.metadata,
@@ -237,9 +245,20 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
         };
     res.status(200).json(body);
   }
+
+  /** The tracker after the turn; null while no model is loaded (the message was ignored). */
+  private async trackerState(sender: string): Promise<Record<string, unknown> | null> {
+    try {
+      return await this.trackers!.getTracker(sender, 'AFTER_RESTART', null);
+    } catch (e) {
+      if (e instanceof DialogueError && e.code === 'MODEL.NOT_LOADED') return null;
+      throw e;
+    }
+  }
 }
 
-/** Writes each collected message to the response as one JSON line, as it is produced. */
+/** Writes each collected message
+ to the response as one JSON line, as it is produced. */
 class StreamingOutputChannel extends CollectingOutputChannel {
   constructor(
     name: string,

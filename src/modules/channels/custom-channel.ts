@@ -19,8 +19,11 @@ export interface ChannelTurn {
   /** The metadata the message came with (`{}` when none). */
   readonly metadata: JsonObject;
   readonly conversationId: string;
-  /** The conversation's tracker after the turn (as `GET /conversations/<id>/tracker`). */
-  readonly trackerState: Record<string, unknown>;
+  /**
+   * The conversation's tracker after the turn (as `GET /conversations/<id>/tracker`); null while
+   * no model is loaded (the message is then ignored, as in Rasa).
+   */
+  readonly trackerState: Record<string, unknown> | null;
 }
 
 /**
@@ -53,9 +56,9 @@ export interface CustomChannel {
    * `output_channel=<name>` on the tracker routes (Rasa's `get_output_channel`).
    */
   getOutputChannel?(): OutputChannel | null;
-  /** The webhook's JSON response. */
+  /** The webhook's JSON response (may be a promise). A failed turn is logged, not thrown. */
   respond?(turn: ChannelTurn, request: ChannelRequest): unknown;
-  /** The health route's JSON response. */
+  /** The health route's JSON response (may be a promise). */
   health?(): unknown;
 }
 

@@ -16,7 +16,7 @@ export function webhookController(name: string, withWebhook: boolean): Type {
     constructor(readonly channels: ChannelsService) {}
 
     @Get()
-    health(): unknown {
+    health(): Promise<unknown> {
       return this.channels.health(name);
     }
   }
