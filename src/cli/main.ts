@@ -5,6 +5,7 @@ import { JWT_METHODS, LOG_LEVELS } from 'src/platform/config/app-config';
 import { ConfigError, validateEnv } from 'src/platform/config/validate-env';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { runOptionsToEnv, type RunOptions } from './cli-env';
+import { shell, testCore, type ShellOptions, type TestCoreOptions } from './dialogue.command';
 import { runServer } from './run.command';
 import { shellNlu, type ShellNluOptions } from './shell.command';
 import { summaryLines, testNlu, type TestNluOptions } from './test.command';
@@ -72,7 +73,7 @@ export function buildCli(): Command {
 
   program
     .command('train')
-    .description('Train a model (NLU for now) from a Rasa-format project')
+    .description('Train a model (NLU and/or dialogue policies) from a Rasa-format project')
     .option('--data <paths...>', 'training data files or folders (default data/)')
     .option('--domain <file>', 'domain file (default domain.yml)')
     .option('--config <file>', 'model configuration (default config.yml)')
@@ -85,14 +86,27 @@ export function buildCli(): Command {
     });
   program
     .command('test')
-    .description('Evaluate a model: `test nlu` on NLU data (`test core` is a later release)')
+    .description('Evaluate a model: `test core` on test stories, `test nlu` on NLU data')
     .argument('[kind]', 'core or nlu')
     .option('-m, --model <path>', 'model archive, or a directory of archives (default models/)')
     .option('--nlu <path>', 'NLU test data file or folder')
     .option('--out <dir>', 'output directory for the reports (default results/)')
-    .action(async (kind: string | undefined, opts: TestNluOptions) => {
+    .option('--stories <path>', 'test stories file or folder for `test core` (default tests/)')
+    .option('--e2e', '`test core`: parse the user texts and compare intents too', false)
+    .action(async (kind: string | undefined, opts: TestNluOptions & TestCoreOptions) => {
+      if (kind === 'core' || kind === undefined) {
+        const result = await testCore(opts);
+        const conv = result.evaluation.report.conversation_accuracy as Record<string, number>;
+        process.stdout.write(
+          `Conversation accuracy: ${conv.accuracy} (${conv.correct}/${conv.total} stories)\n` +
+            `Action accuracy: ${result.evaluation.accuracy}, F1-score: ${result.evaluation.f1}, precision: ${result.evaluation.precision}\n` +
+            `In training data: ${result.evaluation.in_training_data_fraction}\n` +
+            `Reports written to ${opts.out ?? 'results'}\n`,
+        );
+        if (kind === 'core') return;
+      }
       if (kind !== 'nlu') {
-        notYet(kind === undefined ? 'test' : `test ${kind}`)();
+        if (kind !== undefined) notYet(`test ${kind}`)();
         return;
       }
       if (opts.nlu === undefined) {
@@ -108,12 +122,17 @@ export function buildCli(): Command {
     });
   program
     .command('shell')
-    .description('Talk to the assistant in the terminal: `shell nlu` parses messages only')
+    .description('Talk to the assistant in the terminal; `shell nlu` parses messages only')
     .argument('[kind]', 'nlu for parse-only')
     .option('-m, --model <path>', 'model archive, or a directory of archives (default models/)')
-    .action(async (kind: string | undefined, opts: ShellNluOptions) => {
+    .option('--endpoints <file>', 'endpoints.yml with the action_endpoint for custom actions')
+    .action(async (kind: string | undefined, opts: ShellNluOptions & ShellOptions) => {
+      if (kind === undefined) {
+        await shell(opts);
+        return;
+      }
       if (kind !== 'nlu') {
-        notYet(kind === undefined ? 'shell' : `shell ${kind}`)();
+        notYet(`shell ${kind}`)();
         return;
       }
       await shellNlu(opts);

@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { cli, ROOT } from 'test/utils/cli';
+import { BIN, cli, ROOT } from 'test/utils/cli';
 import { startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
 
 const BOT = join(ROOT, 'examples', 'moodbot');
@@ -98,6 +99,25 @@ describe('moodbot dialogue end to end', () => {
     });
     expect((greet?.metadata as Record<string, unknown>).model_id).toEqual(expect.any(String));
     expect((greet?.metadata as Record<string, unknown>).assistant_id).toBe('mood_bot');
+  });
+
+  it('`parley shell` chats through a pipe and ends at end of input', () => {
+    const r = spawnSync(process.execPath, [BIN, 'shell', '--model', join(dir, 'models')], {
+      cwd: ROOT,
+      input: '/greet\n/mood_unhappy\n/deny\n',
+      encoding: 'utf8',
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual([
+      'Hey! How are you?',
+      '  [great](/mood_great)',
+      '  [super sad](/mood_unhappy)',
+      'Here is something to cheer you up:',
+      'Image: https://i.imgur.com/iPa8HCj.jpeg',
+      'Did that help you?',
+      'Bye',
+    ]);
   });
 
   it('answers a bot challenge anywhere by the rule', async () => {
