@@ -130,9 +130,12 @@ export function trackerStates(tracker: DialogueStateTracker, domain: Domain): Di
   return statesForEvents(tracker.senderId, tracker.appliedEvents(), domain);
 }
 
-/** JSON with sorted keys: the lookup key of a state list. */
+/**
+ * The lookup key of a state list. Every state is built by `activeState`, which always adds its
+ * parts (and slots, in domain order) in the same order, so plain JSON is canonical.
+ */
 export function stateKey(states: readonly DialogueState[]): string {
-  return stableStringify(states);
+  return JSON.stringify(states);
 }
 
 export function stableStringify(value: unknown): string {

@@ -205,8 +205,16 @@ export class Domain {
     return combineWithResponses(this.parts.customActions, this.parts.responses);
   }
 
+  private actionNamesCache: string[] | null = null;
+
   /** Every action the assistant can run: defaults, user actions, forms, end-to-end texts. */
   get actionNamesOrTexts(): string[] {
+    // The domain is immutable: computed once (callers must not change the list).
+    this.actionNamesCache ??= this.computeActionNamesOrTexts();
+    return this.actionNamesCache;
+  }
+
+  private computeActionNamesOrTexts(): string[] {
     const user = this.userActions.filter((a) => !DEFAULT_ACTION_NAMES.includes(a));
     const forms = this.formNames.filter((f) => !this.parts.customActions.includes(f));
     return [...DEFAULT_ACTION_NAMES, ...user, ...forms, ...this.parts.actionTexts];

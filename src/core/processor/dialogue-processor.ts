@@ -189,8 +189,12 @@ export class DialogueProcessor {
     const action: Action = actionFor(name, this.domain);
     let events: DialogueEvent[];
     try {
-      const temporary = tracker.copy();
-      for (const e of prediction.events) temporary.update(e);
+      // Actions only read the tracker: a copy is needed only to show them the prediction's events.
+      let temporary = tracker;
+      if (prediction.events.length > 0) {
+        temporary = tracker.copy();
+        for (const e of prediction.events) temporary.update(e);
+      }
       events = await action.run(this.context(temporary, channel));
     } catch (error) {
       if (error instanceof ActionExecutionRejection) {
