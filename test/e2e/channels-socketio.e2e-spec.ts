@@ -154,7 +154,7 @@ describe('socketio channel (moodbot)', () => {
     }
   });
 
-  describe('with custom event names, metadata_key, no persistence and a JWT', () => {
+  describe('with custom event names, path, namespace, metadata_key, no persistence and a JWT', () => {
     let custom: TestApp;
     const secret = 'socket-secret';
 
@@ -170,6 +170,7 @@ describe('socketio channel (moodbot)', () => {
               '  bot_message_evt: bot_says',
               '  metadata_key: customData',
               '  socketio_path: /chat-socket',
+              '  namespace: /bot',
               `  jwt_key: ${secret}`,
               '  jwt_method: HS256',
             ].join('\n'),
@@ -183,7 +184,11 @@ describe('socketio channel (moodbot)', () => {
 
     it('refuses a connection without a valid token', async () => {
       for (const auth of [{}, { token: sign({ sub: 'u' }, 'wrong-secret') }]) {
-        const socket = connect(custom.url, { path: '/chat-socket', auth, reconnection: false });
+        const socket = connect(`${custom.url}/bot`, {
+          path: '/chat-socket',
+          auth,
+          reconnection: false,
+        });
         try {
           const error = await new Promise<Error>((resolve) =>
             socket.once('connect_error', resolve),
@@ -196,7 +201,7 @@ describe('socketio channel (moodbot)', () => {
     });
 
     it('uses the socket id as sender and stores the metadata under metadata_key', async () => {
-      const socket = connect(custom.url, {
+      const socket = connect(`${custom.url}/bot`, {
         path: '/chat-socket',
         auth: { token: sign({ sub: 'u' }, secret) },
       });
