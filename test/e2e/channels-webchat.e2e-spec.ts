@@ -67,7 +67,7 @@ describe('rasa-webchat in headless Chromium (moodbot)', () => {
     await t?.close();
   });
 
-  it('sends "hi" and shows the greeting with its quick replies', async () => {
+  it('sends "hi", shows the greeting with its quick replies, and answers a quick reply', async () => {
     const tab = await browser.newPage();
     // Hermetic: only the local page and Parley answer; anything else (fonts, CDNs) is refused.
     await tab.route('**/*', (route) =>
@@ -88,6 +88,9 @@ describe('rasa-webchat in headless Chromium (moodbot)', () => {
         'I am a bot, powered by Rasa.',
         'Hey! How are you?',
       ]);
+      // A quick reply sends its payload (/mood_great) through the socket.
+      await tab.locator('.rw-reply', { hasText: 'great' }).click();
+      await tab.locator('.rw-response', { hasText: 'Great, carry on!' }).waitFor();
     } finally {
       await tab.close();
     }
