@@ -26,6 +26,7 @@ describe('custom channels (moodbot)', () => {
         PARLEY_CREDENTIALS: credentialsFile(
           [
             'test.fixtures.channels.my_channels.MyChannel:',
+            'test.fixtures.channels.my_channels.EchoChannel:',
             './test/fixtures/channels/my_channels.ShoutChannel:',
             '  greeting: hello',
           ].join('\n'),
@@ -94,6 +95,21 @@ describe('custom channels (moodbot)', () => {
       { recipient_id: sender, image: 'https://i.imgur.com/iPa8HCj.jpeg' },
       { recipient_id: sender, text: 'Did that help you?' },
     ]);
+  });
+
+  it('reads its own body with its own extractors and answers the default shape', async () => {
+    const id = uniqueId('echo');
+    const res = await request(t.url)
+      .post('/webhooks/echo/webhook')
+      .send({ from: id, says: 'hello', metadata: { lang: 'en' } })
+      .expect(200);
+    expect(res.body.messages).toEqual([{ recipient_id: id, ...GREETING }]);
+    expect(res.body.metadata).toEqual({ lang: 'en' });
+    expect(res.body.conversation_id).toBe(id);
+    expect(res.body.tracker_state.latest_input_channel).toBe('echo');
+    // Its extractors decide what is missing: no sender → 400 naming the channel.
+    const bad = await request(t.url).post('/webhooks/echo/webhook').send({ says: 'x' }).expect(400);
+    expect(bad.body.message).toBe('Channel "echo" found no sender id in the request.');
   });
 
   it("uses a channel's own extractors and response", async () => {

@@ -154,8 +154,9 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
       query: req.query,
       headers: req.headers,
     };
-    const needsDefaults = !channel.extractSender || !channel.extractMessage || !channel.getMetadata;
-    const input = needsDefaults ? parseWebhookBody(request.body, name) : null;
+    // The REST body contract applies unless the channel reads sender and text itself.
+    const ownBody = channel.extractSender !== undefined && channel.extractMessage !== undefined;
+    const input = ownBody ? null : parseWebhookBody(request.body, name);
     const read = async <T>(what: string, fn: () => T | Promise<T>): Promise<T> => {
       try {
         return await fn();
@@ -190,7 +191,7 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
     }
     const metadata = channel.getMetadata
       ? await read('metadata', () => channel.getMetadata!(request))
-      : input!.metadata;
+      : (input?.metadata ?? bodyMetadata(request.body));
     const inputChannel = input?.inputChannel ?? name;
     const stream =
       input?.stream === true ||
@@ -255,6 +256,15 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
       throw e;
     }
   }
+}
+
+/** `metadata` of a body the channel reads itself, when it is an object. */
+function bodyMetadata(body: unknown): JsonObject | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const metadata = (body as Record<string, unknown>).metadata;
+  return typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)
+    ? (metadata as JsonObject)
+    : null;
 }
 
 /** Writes each collected message

@@ -36,7 +36,8 @@ export interface ChannelTurn {
  * - `GET  /webhooks/<name>/` → `health()` (default `{"status": "ok"}`),
  * - `POST /webhooks/<name>/webhook` → reads sender / text / metadata with the `extract*` methods
  *   (defaults: the REST body `{sender, message, metadata?, input_channel?}`, validated — a bad
- *   body is a 400 failure body), runs the turn, and answers `respond(turn)`; by default
+ *   body is a 400 failure body — unless the channel has both `extractSender` and
+ *   `extractMessage`), runs the turn, and answers `respond(turn)`; by default
  *   `{messages, metadata, conversation_id, tracker_state}`. With `stream: true` in the body (or
  *   `?stream=true`) the messages are streamed as they are produced, one JSON object per line.
  *
