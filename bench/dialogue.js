@@ -214,8 +214,9 @@ async function main() {
       );
       const b = await turns(parley, connections, bench, connections);
       b.ratioToBare = round(b.reqPerSec / a.reqPerSec, 3);
-      for (const r of [a, b])
-        {check(r.non2xx === 0 && r.errors === 0, `${r.name}: all responses 200`);}
+      for (const r of [a, b]) {
+        check(r.non2xx === 0 && r.errors === 0, `${r.name}: all responses 200`);
+      }
       results[connections] = { a, b };
       console.log(
         `${connections} conversations: bare ${a.reqPerSec} req/s (p99 ${a.p99Ms} ms); webhook ${b.reqPerSec} turns/s (p50 ${b.p50Ms} ms, p99 ${b.p99Ms} ms) = ${(b.ratioToBare * 100).toFixed(1)} % of bare`,

@@ -99,8 +99,9 @@ export async function testCore(
     const chosen = outcomes
       .map((o, i) => ({ o, story: stories[i] as TrainingTracker }))
       .filter(({ o }) => o.correct === correct);
-    if (chosen.length === 0)
-      {return '# None of the test stories ' + (correct ? 'succeeded.\n' : 'failed - all good!\n');}
+    if (chosen.length === 0) {
+      return '# None of the test stories ' + (correct ? 'succeeded.\n' : 'failed - all good!\n');
+    }
     return `version: "3.1"\nstories:\n${chosen.map(({ o, story }) => storyYaml(o, byName.get(story) ?? story)).join('')}`;
   };
   await writeFile(join(out, files[1] as string), yamlOf(false));
@@ -165,8 +166,9 @@ export async function shell(
     warn: (m) => log(`warning: ${m}`),
   });
   log(`Model loaded from ${path}. Type a message and press enter (end with Ctrl-D).`);
-  if (!assistant.policies)
-    {log('warning: the model has no dialogue policies; messages are only parsed.');}
+  if (!assistant.policies) {
+    log('warning: the model has no dialogue policies; messages are only parsed.');
+  }
   const lines = createInterface({ input, terminal: false, crlfDelay: Infinity });
   for await (const line of lines) {
     const text = line.trim();
@@ -195,8 +197,9 @@ export async function shell(
         }
       }
       if (typeof m.image === 'string') output.write(`Image: ${m.image}\n`);
-      if (m.custom !== null && m.custom !== undefined)
-        {output.write(`${JSON.stringify(m.custom)}\n`);}
+      if (m.custom !== null && m.custom !== undefined) {
+        output.write(`${JSON.stringify(m.custom)}\n`);
+      }
     }
   }
 }

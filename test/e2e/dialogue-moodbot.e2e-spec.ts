@@ -2,11 +2,25 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OutputChannel, type JsonObject } from 'src/core';
+import { OutputChannelRegistry } from 'src/modules/dialogue/output-channel.registry';
 import request from 'supertest';
 import { BIN, cli, ROOT } from 'test/utils/cli';
 import { startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
 
 const BOT = join(ROOT, 'examples', 'moodbot');
+
+/** An output channel that records what it is sent. */
+class RecordingChannel extends OutputChannel {
+  readonly sent: JsonObject[] = [];
+  constructor(readonly name: string) {
+    super();
+  }
+  send(recipientId: string, message: JsonObject): Promise<void> {
+    this.sent.push({ recipient_id: recipientId, ...message });
+    return Promise.resolve();
+  }
+}
 
 /**
  * The bundled moodbot (default pipeline) trained by `parley train` (NLU + policies in one
@@ -278,14 +292,99 @@ describe('moodbot dialogue end to end', () => {
       .expect(400);
   });
 
-  it('execute_side_effects sends posted bot events to the output channel (collected: nothing returned)', async () => {
+  it('execute_side_effects sends posted bot events to the output channel', async () => {
+    const channel = new RecordingChannel('sidefx');
+    t.app.get(OutputChannelRegistry).register('sidefx', () => channel);
     const sender = uniqueId('mood');
     const res = await request(t.url)
       .post(
-        `/conversations/${sender}/tracker/events?execute_side_effects=true&output_channel=latest`,
+        `/conversations/${sender}/tracker/events?execute_side_effects=true&output_channel=sidefx`,
       )
       .send([{ event: 'bot', text: 'hello from outside' }])
       .expect(200);
     expect(res.body.events.at(-1)).toMatchObject({ event: 'bot', text: 'hello from outside' });
+    expect(channel.sent).toEqual([{ recipient_id: sender, text: 'hello from outside' }]);
+    await request(t.url)
+      .post(`/conversations/${sender}/tracker/events?output_channel=sidefx`)
+      .send([{ event: 'bot', text: 'not sent' }])
+      .expect(200);
+    expect(channel.sent).toHaveLength(1);
+  });
+
+  it('output_channel: a registered channel gets the responses, `latest` follows the user, others collect', async () => {
+    const callback = new RecordingChannel('callback');
+    const mine = new RecordingChannel('mychannel');
+    const registry = t.app.get(OutputChannelRegistry);
+    registry.register('callback', () => callback);
+    registry.register('mychannel', () => mine);
+
+    const sender = uniqueId('out');
+    const viaCallback = await request(t.url)
+      .post(`/conversations/${sender}/trigger_intent?output_channel=callback`)
+      .send({ name: 'greet' })
+      .expect(200);
+    expect(viaCallback.body).not.toHaveProperty('messages');
+    expect(callback.sent).toEqual([
+      expect.objectContaining({ recipient_id: sender, text: 'Hey! How are you?' }),
+    ]);
+
+    await request(t.url)
+      .post('/webhooks/rest/webhook')
+      .send({ sender, message: '/mood_great', input_channel: 'mychannel' })
+      .expect(200);
+    const viaLatest = await request(t.url)
+      .post(`/conversations/${sender}/trigger_intent?output_channel=latest`)
+      .send({ name: 'bot_challenge' })
+      .expect(200);
+    expect(viaLatest.body).not.toHaveProperty('messages');
+    expect(mine.sent).toEqual([{ recipient_id: sender, text: 'I am a bot, powered by Rasa.' }]);
+
+    const collected = await request(t.url)
+      .post(`/conversations/${sender}/execute?output_channel=no_such_channel`)
+      .send({ name: 'utter_goodbye' })
+      .expect(200);
+    expect(collected.body.messages).toEqual([{ recipient_id: sender, text: 'Bye' }]);
+  });
+
+  it('a reminder fires at its time while the server runs; a cancelled one does not', async () => {
+    const sender = uniqueId('remind');
+    const at = (ms: number): string => new Date(Date.now() + ms).toISOString();
+    await request(t.url)
+      .post(`/conversations/${sender}/tracker/events?execute_side_effects=true`)
+      .send([
+        {
+          event: 'reminder',
+          intent: 'greet',
+          date_time: at(300),
+          name: 'hello',
+          kill_on_user_msg: false,
+        },
+        { event: 'reminder', intent: 'goodbye', date_time: at(300), name: 'bye' },
+        { event: 'cancel_reminder', name: 'bye' },
+      ])
+      .expect(200);
+    let users: Record<string, unknown>[] = [];
+    for (let i = 0; i < 100 && users.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const res = await request(t.url).get(`/conversations/${sender}/tracker?include_events=ALL`);
+      const events = res.body.events as Record<string, unknown>[];
+      users = events.filter((e) => e.event === 'user');
+      if (users.length > 0) {
+        await new Promise((r) => setTimeout(r, 800));
+        const again = await request(t.url).get(
+          `/conversations/${sender}/tracker?include_events=ALL`,
+        );
+        const all = again.body.events as Record<string, unknown>[];
+        users = all.filter((e) => e.event === 'user');
+        expect(all.filter((e) => e.event === 'action').map((e) => e.name)).toContain('utter_greet');
+        expect(all.map((e) => e.name)).not.toContain('utter_goodbye');
+      }
+    }
+    expect(users).toEqual([
+      expect.objectContaining({
+        text: 'EXTERNAL: greet',
+        metadata: expect.objectContaining({ is_external: true }),
+      }),
+    ]);
   });
 });

@@ -114,20 +114,39 @@ export function statesForEvents(
   senderId: string,
   applied: readonly DialogueEvent[],
   domain: Domain,
+  window: number | null = null,
 ): DialogueState[] {
+  let skip = 0;
+  if (window !== null) {
+    let actions = 0;
+    for (const e of applied) if (e.type === 'action') actions++;
+    skip = Math.max(0, actions + 1 - window);
+  }
   const replay = new DialogueStateTracker(senderId, domain.slots);
   const states: DialogueState[] = [];
+  let k = 0;
   for (const e of applied) {
-    if (e.type === 'action') states.push(activeState(replay, domain));
+    if (e.type === 'action' && k++ >= skip) states.push(activeState(replay, domain));
     replay.update(e);
   }
   states.push(activeState(replay, domain));
   return states;
 }
 
+/** How many states a tracker's history has (one per executed action, plus the current one). */
+export function stateCount(applied: readonly DialogueEvent[]): number {
+  let n = 1;
+  for (const e of applied) if (e.type === 'action') n++;
+  return n;
+}
+
 /** States of a live tracker. */
-export function trackerStates(tracker: DialogueStateTracker, domain: Domain): DialogueState[] {
-  return statesForEvents(tracker.senderId, tracker.appliedEvents(), domain);
+export function trackerStates(
+  tracker: DialogueStateTracker,
+  domain: Domain,
+  window: number | null = null,
+): DialogueState[] {
+  return statesForEvents(tracker.senderId, tracker.appliedEvents(), domain, window);
 }
 
 /**

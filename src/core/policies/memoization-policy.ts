@@ -18,11 +18,24 @@ import { examplesOf, lastStates } from 'src/core/policies/training-examples';
 export class MemoizationPolicy implements Policy {
   readonly type: string = 'MemoizationPolicy';
 
+  /** Most states of any remembered key: longer histories cannot match (max_history null). */
+  protected readonly longestKey: number;
+
   protected constructor(
     protected readonly lookup: Map<string, string>,
     readonly maxHistory: number | null,
     readonly priority: number,
-  ) {}
+  ) {
+    let longest = 0;
+    for (const key of lookup.keys()) {
+      longest = Math.max(longest, (JSON.parse(key) as unknown[]).length);
+    }
+    this.longestKey = longest;
+  }
+
+  historyNeeded(): number | null {
+    return this.maxHistory ?? this.longestKey;
+  }
 
   static train(data: PolicyTrainingData, params: JsonObject = {}): MemoizationPolicy {
     const maxHistory = readMaxHistory(params);
@@ -47,6 +60,7 @@ export class MemoizationPolicy implements Policy {
   }
 
   protected recall(input: PredictionInput): string | null {
+    if (this.maxHistory === null && input.stateCount > this.longestKey) return null;
     return this.lookup.get(stateKey(lastStates(input.states, this.maxHistory))) ?? null;
   }
 
@@ -100,6 +114,10 @@ export class AugmentedMemoizationPolicy extends MemoizationPolicy {
     const direct = super.recall(input);
     if (direct !== null) return direct;
     let events = input.tracker.appliedEvents();
+    // Only the last turns can match a remembered key: start from the action that begins them.
+    const limit = this.maxHistory ?? this.longestKey;
+    const starts = events.map((e, i) => (e.type === 'action' ? i : -1)).filter((i) => i >= 0);
+    if (starts.length > limit) events = events.slice(starts[starts.length - limit]);
     let previousKey = stateKey(lastStates(input.states, this.maxHistory));
     for (let again = false; ; again = true) {
       const actions = events.map((e, i) => (e.type === 'action' ? i : -1)).filter((i) => i >= 0);

@@ -1,4 +1,4 @@
-import { trackerStates } from 'src/core/dialogue/dialogue-state';
+import { stateCount, statesForEvents } from 'src/core/dialogue/dialogue-state';
 import { type TrainingTracker } from 'src/core/dialogue/story-graph';
 import { type Domain } from 'src/core/domain/domain';
 import { DialogueError } from 'src/core/errors/dialogue-error';
@@ -48,7 +48,13 @@ export interface EnsemblePrediction extends PolicyPrediction {
  * the earlier policy winning full ties.
  */
 export class PolicyEnsemble {
-  private constructor(readonly policies: readonly Policy[]) {}
+  /** States the policies look at (null: the whole history). */
+  private readonly window: number | null;
+
+  private constructor(readonly policies: readonly Policy[]) {
+    const needs = policies.map((p) => p.historyNeeded());
+    this.window = needs.includes(null) ? null : Math.max(1, ...(needs as number[])) + 1;
+  }
 
   /** Trains every configured policy (throws `DIALOGUE.INVALID_RULE` / `CONFIG.INVALID`). */
   static train(
@@ -98,8 +104,9 @@ export class PolicyEnsemble {
 
   predict(tracker: DialogueStateTracker, domain: Domain): EnsemblePrediction {
     const actionNames = domain.actionNamesOrTexts;
-    const states = trackerStates(tracker, domain);
-    const input = { tracker, domain, states, actionNames };
+    const applied = tracker.appliedEvents();
+    const states = statesForEvents(tracker.senderId, applied, domain, this.window);
+    const input = { tracker, domain, states, stateCount: stateCount(applied), actionNames };
     let predictions = this.policies.map((p, i) => p.predict(input, this.policyName(i)));
     const rejected = lastRejectedAction(tracker.events);
     if (rejected !== null) {

@@ -26,8 +26,13 @@ export interface PolicyPrediction {
 export interface PredictionInput {
   readonly tracker: DialogueStateTracker;
   readonly domain: Domain;
-  /** States of the tracker's history (see `trackerStates`), computed once per prediction. */
+  /**
+   * The last states of the tracker's history (see `trackerStates`), computed once per
+   * prediction: at least `historyNeeded()` of every policy (all when one needs all).
+   */
   readonly states: readonly DialogueState[];
+  /** How many states the whole history has (`states` may hold only the last ones). */
+  readonly stateCount: number;
   readonly actionNames: readonly string[];
 }
 
@@ -37,6 +42,8 @@ export interface Policy {
   readonly type: string;
   readonly priority: number;
   predict(input: PredictionInput, name: string): PolicyPrediction;
+  /** How many of the last states the policy looks at (null: all of them). */
+  historyNeeded(): number | null;
   toJSON(): JsonObject;
 }
 

@@ -86,6 +86,14 @@ export class RulePolicy implements Policy {
     return this.config.priority;
   }
 
+  historyNeeded(): number {
+    return Math.max(
+      1,
+      ...this.rules.map((r) => r.states.length),
+      ...this.unhappy.map((u) => u.states.length),
+    );
+  }
+
   static train(data: PolicyTrainingData, params: JsonObject = {}): RulePolicy {
     const config: RuleConfig = {
       priority: readPriority(params, PRIORITY.RULE),

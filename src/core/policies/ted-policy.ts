@@ -99,6 +99,10 @@ export class TedPolicy implements Policy {
     );
   }
 
+  historyNeeded(): number {
+    return this.maxHistory;
+  }
+
   toJSON(): JsonObject {
     return {
       type: this.type,

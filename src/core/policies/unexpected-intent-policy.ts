@@ -29,6 +29,10 @@ export class UnexpecTedIntentPolicy implements Policy {
     return emptyPrediction(input.actionNames.length, name, this.priority);
   }
 
+  historyNeeded(): number {
+    return 1;
+  }
+
   toJSON(): JsonObject {
     return { type: this.type, priority: this.priority };
   }
