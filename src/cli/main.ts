@@ -5,11 +5,12 @@ import { JWT_METHODS, LOG_LEVELS } from 'src/platform/config/app-config';
 import { ConfigError, validateEnv } from 'src/platform/config/validate-env';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { runOptionsToEnv, type RunOptions } from './cli-env';
-import { shell, testCore, type ShellOptions, type TestCoreOptions } from './dialogue.command';
-import { runServer } from './run.command';
-import { shellNlu, type ShellNluOptions } from './shell.command';
-import { summaryLines, testNlu, type TestNluOptions } from './test.command';
-import { trainModel, type TrainOptions } from './train.command';
+// Commands are loaded when they run: `run` pulls in Nest, TypeORM and pg (seconds of start-up)
+// that `train`, `test` and `shell` do not need.
+import { type ShellOptions, type TestCoreOptions } from './dialogue.command';
+import { type ShellNluOptions } from './shell.command';
+import { type TestNluOptions } from './test.command';
+import { type TrainOptions } from './train.command';
 
 /** Exit codes: 0 ok, 1 the command failed, 2 bad usage (unknown flag, bad value). */
 const EXIT_USAGE = 2;
@@ -68,6 +69,7 @@ export function buildCli(): Command {
         }
       }
       const config = validateEnv({ ...process.env, ...runOptionsToEnv(opts) });
+      const { runServer } = await import('./run.command.js');
       await runServer(config);
     });
 
@@ -81,6 +83,7 @@ export function buildCli(): Command {
     .option('--fixed-model-name <name>', 'name of the model file')
     .option('--force', 'train even when nothing changed', false)
     .action(async (opts: TrainOptions) => {
+      const { trainModel } = await import('./train.command.js');
       const result = await trainModel(opts);
       process.stdout.write(`${result.path}\n`);
     });
@@ -95,6 +98,7 @@ export function buildCli(): Command {
     .option('--e2e', '`test core`: parse the user texts and compare intents too', false)
     .action(async (kind: string | undefined, opts: TestNluOptions & TestCoreOptions) => {
       if (kind === 'core' || kind === undefined) {
+        const { testCore } = await import('./dialogue.command.js');
         const result = await testCore(opts);
         const conv = result.evaluation.report.conversation_accuracy as Record<string, number>;
         process.stdout.write(
@@ -116,6 +120,7 @@ export function buildCli(): Command {
           "error: required option '--nlu <path>' not specified",
         );
       }
+      const { summaryLines, testNlu } = await import('./test.command.js');
       const result = await testNlu(opts);
       for (const line of summaryLines(result.evaluation)) process.stdout.write(`${line}\n`);
       process.stdout.write(`Reports written to ${opts.out ?? 'results'}\n`);
@@ -128,6 +133,7 @@ export function buildCli(): Command {
     .option('--endpoints <file>', 'endpoints.yml with the action_endpoint for custom actions')
     .action(async (kind: string | undefined, opts: ShellNluOptions & ShellOptions) => {
       if (kind === undefined) {
+        const { shell } = await import('./dialogue.command.js');
         await shell(opts);
         return;
       }
@@ -135,6 +141,7 @@ export function buildCli(): Command {
         notYet(`shell ${kind}`)();
         return;
       }
+      const { shellNlu } = await import('./shell.command.js');
       await shellNlu(opts);
     });
   return program;
