@@ -134,6 +134,25 @@ describe('moodbot dialogue end to end', () => {
     ]);
   });
 
+  it('/restart restarts the conversation and starts a new session', async () => {
+    const sender = uniqueId('mood');
+    await say(sender, '/greet');
+    expect(await say(sender, '/restart')).toEqual([]);
+    const tracker = await request(t.url)
+      .get(`/conversations/${sender}/tracker?include_events=ALL`)
+      .expect(200);
+    const tail = (tracker.body.events as Record<string, unknown>[])
+      .slice(-5)
+      .map((e) => (e.event === 'action' ? e.name : e.event));
+    expect(tail).toEqual([
+      'action_restart',
+      'restart',
+      'action_session_start',
+      'session_started',
+      'action_listen',
+    ]);
+  });
+
   it('answers a bot challenge anywhere by the rule', async () => {
     const sender = uniqueId('mood');
     expect(await say(sender, '/bot_challenge')).toEqual([
