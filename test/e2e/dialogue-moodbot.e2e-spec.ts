@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OutputChannel, type JsonObject } from 'src/core';
 import { OutputChannelRegistry } from 'src/modules/dialogue/output-channel.registry';
 import request from 'supertest';
 import { BIN, cli, ROOT } from 'test/utils/cli';
-import { startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
+import { SHARED, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
 
 const BOT = join(ROOT, 'examples', 'moodbot');
 
@@ -131,6 +131,25 @@ describe('moodbot dialogue end to end', () => {
       'Image: https://i.imgur.com/iPa8HCj.jpeg',
       'Did that help you?',
       'Bye',
+    ]);
+  });
+
+  it('/restart restarts the conversation and starts a new session', async () => {
+    const sender = uniqueId('mood');
+    await say(sender, '/greet');
+    expect(await say(sender, '/restart')).toEqual([]);
+    const tracker = await request(t.url)
+      .get(`/conversations/${sender}/tracker?include_events=ALL`)
+      .expect(200);
+    const tail = (tracker.body.events as Record<string, unknown>[])
+      .slice(-5)
+      .map((e) => (e.event === 'action' ? e.name : e.event));
+    expect(tail).toEqual([
+      'action_restart',
+      'restart',
+      'action_session_start',
+      'session_started',
+      'action_listen',
     ]);
   });
 
@@ -386,5 +405,51 @@ describe('moodbot dialogue end to end', () => {
         metadata: expect.objectContaining({ is_external: true }),
       }),
     ]);
+  });
+
+  it('POST /model/train trains dialogue-only data; a rule with two user messages is a 400 naming it', async () => {
+    const domain = readFileSync(join(BOT, 'domain.yml'), 'utf8');
+    const data = ['stories.yml', 'rules.yml']
+      .map((f) => readFileSync(join(BOT, 'data', f), 'utf8').replace(/^version:.*$/m, ''))
+      .join('\n');
+    const body = `${domain}\nlanguage: en\npolicies:\n- name: MemoizationPolicy\n- name: RulePolicy\n${data}`;
+    const trained = await request(t.url)
+      .post('/model/train?save_to_default_model_directory=false')
+      .set('Content-Type', 'application/x-yaml')
+      .send(body)
+      .buffer(true)
+      .parse((res, cb) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => cb(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
+    const archive = join(dir, 'core-only.tar.gz');
+    writeFileSync(archive, trained.body as Buffer);
+    await request(t.url).put('/model').send({ model_file: archive }).expect(204);
+    try {
+      const sender = uniqueId('core');
+      const res = await request(t.url)
+        .post(`/conversations/${sender}/trigger_intent`)
+        .send({ name: 'greet' })
+        .expect(200);
+      expect(res.body.messages[0]).toMatchObject({ text: 'Hey! How are you?' });
+    } finally {
+      await request(t.url)
+        .put('/model')
+        .send({ model_file: join(dir, 'models') })
+        .expect(204);
+    }
+
+    const rules = readFileSync(join(SHARED, 'bots', 'rules', 'data', 'rules.yml'), 'utf8');
+    const rulesDomain = readFileSync(join(SHARED, 'bots', 'rules', 'domain.yml'), 'utf8');
+    const bad = await request(t.url)
+      .post('/model/train?save_to_default_model_directory=false')
+      .set('Content-Type', 'application/x-yaml')
+      .send(
+        `${rulesDomain}\nlanguage: en\npolicies:\n- name: RulePolicy\n${rules.replace(/^version:.*$/m, '')}`,
+      );
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('Detailed FAQ did not help - continue');
   });
 });

@@ -152,8 +152,9 @@ export class DialogueProcessor {
   /** Followup action when set (and known), else the ensemble's choice. */
   nextAction(tracker: DialogueStateTracker): ActionPrediction | null {
     const followup = tracker.followupAction;
-    if (followup && tracker.latestActionName !== null && tracker.latestMessage.timestamp !== 0) {
-      if (this.domain.actionNamesOrTexts.includes(followup) && followup !== ACTION_LISTEN_NAME) {
+    // A tracker starts (and resets) with `action_listen` as its followup: that one is not a request.
+    if (followup && followup !== ACTION_LISTEN_NAME) {
+      if (this.domain.actionNamesOrTexts.includes(followup)) {
         return {
           actionName: followup,
           policyName: 'followup_action',
