@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type NestMiddleware } from '@nestjs/common'
 import type { NextFunction, Request, Response } from 'express';
 import passport from 'passport';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
-import { OIDC_JWT } from './oidc-jwt.strategy';
+import { OidcJwtStrategy } from './oidc-jwt.strategy';
 import { type OidcPrincipal } from './oidc-principal';
 
 export type OidcRequest = Request & { user?: OidcPrincipal };
@@ -39,7 +39,10 @@ function reasonOf(info: unknown): string {
 export class OidcAuthMiddleware implements NestMiddleware {
   private readonly logger = new Logger('OidcAuth');
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jwt: OidcJwtStrategy,
+  ) {}
 
   use(req: OidcRequest, res: Response, next: NextFunction): void {
     if (this.config.oidc.issuerUrl === null) {
@@ -47,7 +50,7 @@ export class OidcAuthMiddleware implements NestMiddleware {
       return;
     }
     const authenticate = passport.authenticate(
-      OIDC_JWT,
+      this.jwt.strategy,
       { session: false },
       (err: unknown, user: OidcPrincipal | false, info: unknown) => {
         if (err || !user) {
