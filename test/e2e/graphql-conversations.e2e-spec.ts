@@ -376,6 +376,23 @@ describe('GraphQL conversation management (POST /api/graphql)', () => {
     expect(replaced?.tags.map((x) => x.id)).toEqual([tag]);
   });
 
+  it('lists conversations whose events carry no assistant id under placeholder_default', async () => {
+    const id = uniqueId('plain');
+    await request(t.url)
+      .put(`/conversations/${id}/tracker/events`)
+      .send([{ event: 'action', timestamp: T0 - 3600, name: 'action_listen' }])
+      .expect(200);
+    const listed = await page({
+      assistantId: 'placeholder_default',
+      toTime: '2026-03-01T09:00:00Z',
+      fromTime: '2026-03-01T09:00:00Z',
+    });
+    expect(listed.conversations.map((c) => c.id)).toEqual([id]);
+    const tag = await createTag('placeholder_default', 'unassigned');
+    const added = await gql(ADD, { input: { conversationId: id, tagId: tag } });
+    expect(added.body).toEqual({ data: { addConversationTagToConversation: true } });
+  });
+
   it('refuses cross-site requests (CSRF prevention) and batches', async () => {
     const simple = await fetch(`${t.url}/api/graphql`, {
       method: 'POST',

@@ -88,11 +88,7 @@ describe('GraphQL IDE at GET /api/graphql (offline GraphiQL)', () => {
     await page.fill('#token', token);
     await page.click('#apply');
     await page.locator('.graphiql-execute-button').click();
-    await page.waitForFunction(
-      (expected) => document.querySelector('.graphiql-response')?.textContent?.includes(expected),
-      id,
-      { timeout: 15_000 },
-    );
+    await page.locator('.graphiql-response').filter({ hasText: id }).waitFor({ timeout: 15_000 });
     const shown = (await page.locator('.graphiql-response').textContent()) ?? '';
     expect(shown).toContain('"count": 1');
     expect(shown).toContain('"event": "session_started"');

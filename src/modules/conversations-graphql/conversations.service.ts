@@ -22,6 +22,12 @@ export interface RawConversationPage {
   count: number;
 }
 
+/**
+ * Rasa's assistant id for a config without `assistant_id`: conversations whose events carry no
+ * assistant id (a server without a model, or events posted without metadata) are listed under it.
+ */
+export const DEFAULT_ASSISTANT_ID = 'placeholder_default';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Events as Rasa's event broker publishes them: `sender_id` first, then the stored event. */
@@ -40,7 +46,11 @@ function tagIdOrNull(id: string): string | null {
  * into one JSON array (stored text, verbatim), and `count` is taken in the same snapshot.
  */
 function pageSql(filter: ConversationFilter): string {
-  const where = ['c.assistant_id = $1'];
+  const where = [
+    filter.assistantId === DEFAULT_ASSISTANT_ID
+      ? '(c.assistant_id = $1 OR c.assistant_id IS NULL)'
+      : 'c.assistant_id = $1',
+  ];
   let n = 3;
   if (filter.from !== null) where.push(`c.started_at >= $${++n}`);
   if (filter.to !== null) where.push(`c.started_at <= $${++n}`);
@@ -110,7 +120,8 @@ export class ConversationsService {
         tag_assistant: string | null;
       }>
     >(
-      `WITH c AS (SELECT id, assistant_id FROM conversation WHERE id = $1),
+      `WITH c AS (SELECT id, COALESCE(assistant_id, '${DEFAULT_ASSISTANT_ID}') AS assistant_id
+                  FROM conversation WHERE id = $1),
             t AS (SELECT id, assistant_id FROM conversation_tag WHERE id = $2::uuid),
             ins AS (
               INSERT INTO conversation_tag_link (conversation_id, tag_id)
@@ -137,11 +148,7 @@ export class ConversationsService {
     if (row.tag_assistant !== row.conversation_assistant) {
       throw new DialogueError(
         'CONVERSATIONS.TAG_OF_OTHER_ASSISTANT',
-        `Tag "${tagId}" belongs to assistant "${row.tag_assistant}", conversation "${conversationId}" to ${
-          row.conversation_assistant === null
-            ? 'no assistant'
-            : `assistant "${row.conversation_assistant}"`
-        }.`,
+        `Tag "${tagId}" belongs to assistant "${row.tag_assistant}", conversation "${conversationId}" to assistant "${row.conversation_assistant}".`,
         { conversationId, tagId },
       );
     }
