@@ -391,6 +391,25 @@ describe('GraphQL conversation management (POST /api/graphql)', () => {
     const tag = await createTag('placeholder_default', 'unassigned');
     const added = await gql(ADD, { input: { conversationId: id, tagId: tag } });
     expect(added.body).toEqual({ data: { addConversationTagToConversation: true } });
+    // The first event that names an assistant assigns the conversation to it (and its count).
+    const late = uniqueId('late');
+    const before = (await page({ assistantId: 'placeholder_default' })).count;
+    await request(t.url)
+      .post(`/conversations/${id}/tracker/events`)
+      .send([
+        {
+          event: 'slot',
+          timestamp: T0,
+          name: 'mood',
+          value: 'sad',
+          metadata: { assistant_id: late },
+        },
+      ])
+      .expect(200);
+    const moved = await page({ assistantId: late });
+    expect(moved.count).toBe(1);
+    expect(moved.conversations.map((c) => c.id)).toEqual([id]);
+    expect((await page({ assistantId: 'placeholder_default' })).count).toBe(before - 1);
   });
 
   it('refuses cross-site requests (CSRF prevention) and batches', async () => {

@@ -55,6 +55,12 @@ function pageSql(filter: ConversationFilter): string {
   if (filter.from !== null) where.push(`c.started_at >= $${++n}`);
   if (filter.to !== null) where.push(`c.started_at <= $${++n}`);
   const condition = where.join(' AND ');
+  // Without a time filter the count is kept per assistant (conversation_count, by triggers).
+  const countSql =
+    filter.from === null && filter.to === null
+      ? `(SELECT COALESCE(sum(n), 0) FROM conversation_count
+          WHERE assistant_key = $1 ${filter.assistantId === DEFAULT_ASSISTANT_ID ? "OR assistant_key = ''" : ''})::int AS count`
+      : `(SELECT count(*) FROM conversation c WHERE ${condition})::int AS count`;
   return `
     WITH page AS (
       SELECT c.id, c.started_at FROM conversation c
@@ -62,8 +68,7 @@ function pageSql(filter: ConversationFilter): string {
       ORDER BY c.started_at DESC, c.id
       LIMIT $2 OFFSET $3
     )
-    SELECT
-      (SELECT count(*) FROM conversation c WHERE ${condition})::int AS count,
+    SELECT ${countSql},
       (SELECT COALESCE(json_agg(json_build_object(
           'id', p.id,
           'events', COALESCE((SELECT json_agg(e.data ORDER BY e.seq) FROM conversation_event e
