@@ -87,7 +87,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
       maxLimit: schema.GRAPHQL_MAX_LIMIT ?? 100,
       maxDeleteIds: schema.GRAPHQL_MAX_DELETE_IDS ?? 1000,
       introspection: schema.GRAPHQL_INTROSPECTION ?? true,
-      ide: schema.GRAPHQL_IDE ?? true,
+      ide: schema.GRAPHQL_IDE ?? env.NODE_ENV !== 'production',
       maxDepth: schema.GRAPHQL_MAX_DEPTH ?? 10,
       maxComplexity: schema.GRAPHQL_MAX_COMPLEXITY ?? 5000,
     },
