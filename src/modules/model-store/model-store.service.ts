@@ -65,7 +65,15 @@ export async function loadFromPersistor(
       throw e;
     }
   }
-  if (key === null) throw notFound as Error;
+  if (key === null) {
+    if (keys.length === 1) throw notFound as Error;
+    const why = notFound instanceof Error ? notFound.message : '';
+    throw new DialogueError(
+      'MODEL.NOT_FOUND',
+      `No model '${name}' in remote storage (tried ${keys.join(', ')}): ${why}`,
+      { parameter: 'model_file', in: 'body' },
+    );
+  }
   if (size > maxBytes) {
     throw new DialogueError(
       'MODEL.INVALID_ARCHIVE',

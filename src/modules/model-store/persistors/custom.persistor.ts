@@ -5,6 +5,8 @@ import { DialogueError, ModelPersistor } from 'src/core';
 
 const METHODS = ['retrieveTar', 'persistTar', 'retrieveTarSize'] as const;
 const EXTENSIONS = ['.js', '.cjs'];
+/** Error codes a custom persistor throws (as `error.code`) for "no such model". */
+const NOT_FOUND_CODES = new Set(['ENOENT', 'NotFound', 'NoSuchKey']);
 
 function unavailable(kind: string, message: string): DialogueError {
   return new DialogueError(
@@ -32,6 +34,14 @@ class CustomPersistor extends ModelPersistor {
     } catch (e) {
       if (e instanceof DialogueError) throw e;
       const reason = e instanceof Error ? e.message : String(e);
+      const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : null;
+      if (typeof code === 'string' && NOT_FOUND_CODES.has(code)) {
+        throw new DialogueError(
+          'MODEL.NOT_FOUND',
+          `Custom persistor '${this.kind}': no model '${String(args[0])}' (${reason}).`,
+          { parameter: 'model_file', in: 'body' },
+        );
+      }
       throw new DialogueError(
         'MODEL.STORAGE_ERROR',
         `Custom persistor '${this.kind}' failed in ${method}: ${reason}`,
