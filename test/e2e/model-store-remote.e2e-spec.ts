@@ -7,6 +7,7 @@ import request from 'supertest';
 import { cli, cliAsync, startCliServer } from 'test/utils/cli';
 import { FIXTURES, SHARED, startTestApp, type TestApp } from 'test/utils/create-test-app';
 import { startTestS3, type TestS3 } from 'test/utils/s3-server';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
 const MOODBOT = join(SHARED, 'bots', 'moodbot');
 const PROJECT = join(FIXTURES, 'persistor-project');
@@ -87,24 +88,29 @@ describe('remote storage: aws (a real S3 API server on loopback)', () => {
   });
 
   it('--out is the path in the bucket; REMOTE_STORAGE_PATH is honoured with a warning', async () => {
-    train(
-      work,
-      ['--remote-storage', 'aws', '--fixed-model-name', 'out', '--out', 'team/a'],
-      s3.env,
-    );
-    const deprecated = await train(
-      work,
-      ['--remote-storage', 'aws', '--fixed-model-name', 'legacy'],
-      {
-        ...s3.env,
-        REMOTE_STORAGE_PATH: 'legacy-folder',
-      },
-    );
-    expect(deprecated.stderr).toMatch(/REMOTE_STORAGE_PATH is deprecated.*4\.0/);
-    const all = await keys(client, s3.bucket);
-    expect(all).toEqual(
-      expect.arrayContaining(['team/a/out.tar.gz', 'legacy-folder/legacy.tar.gz']),
-    );
+    const outDir = mkdtempSync(join(tmpdir(), 'parley-remote-out-'));
+    const legacyDir = mkdtempSync(join(tmpdir(), 'parley-remote-legacy-'));
+    try {
+      const out = await train(
+        outDir,
+        ['--remote-storage', 'aws', '--fixed-model-name', 'out', '--out', 'team/a'],
+        s3.env,
+      );
+      expect(out.stderr).not.toMatch(/deprecated/);
+      const deprecated = await train(
+        legacyDir,
+        ['--remote-storage', 'aws', '--fixed-model-name', 'legacy'],
+        { ...s3.env, REMOTE_STORAGE_PATH: 'legacy-folder' },
+      );
+      expect(deprecated.stderr).toMatch(/REMOTE_STORAGE_PATH is deprecated.*4\.0/);
+      const all = await keys(client, s3.bucket);
+      expect(all).toEqual(
+        expect.arrayContaining(['team/a/out.tar.gz', 'legacy-folder/legacy.tar.gz']),
+      );
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+      rmSync(legacyDir, { recursive: true, force: true });
+    }
   }, 240_000);
 
   it('PUT /model with remote_storage aws loads the named model (full key or bare name)', async () => {
@@ -200,15 +206,18 @@ describe('remote storage: aws (a real S3 API server on loopback)', () => {
     try {
       // Loaded from the bucket at start.
       expect((await request(server.url).get('/status')).body.model_file).toBe(modelName);
-      const yaml = [
-        readFileSync(join(MOODBOT, 'config.yml'), 'utf8'),
-        readFileSync(join(MOODBOT, 'domain.yml'), 'utf8'),
-        readFileSync(join(MOODBOT, 'data', 'nlu.yml'), 'utf8'),
-      ].join('\n');
+      const merged: Record<string, unknown> = {};
+      for (const file of ['config.yml', 'domain.yml', join('data', 'nlu.yml')]) {
+        const doc = parseYaml(readFileSync(join(MOODBOT, file), 'utf8')) as Record<string, unknown>;
+        delete doc.version;
+        Object.assign(merged, doc);
+      }
+      const yaml = stringifyYaml({ version: '3.1', ...merged });
       const res = await request(server.url)
         .post('/model/train?save_to_default_model_directory=false')
         .set('Content-Type', 'application/x-yaml')
         .send(yaml);
+      expect(res.body).toEqual(expect.any(Buffer));
       expect(res.status).toBe(200);
       const filename = res.headers.filename as string;
       expect(await keys(client, s3.bucket)).toContain(`models/${filename}`);
