@@ -1,14 +1,31 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import {
+  craftArchive,
+  manifestFor as manifestForAny,
+} from 'src/core/model-archive/testing/raw-tar';
 import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
+import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
 import request from 'supertest';
 import { startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
-import { trainMoodbot } from 'test/utils/model-fixtures';
+import { startModelServer, trainMoodbot } from 'test/utils/model-fixtures';
 
 const CONVERSATIONS = 20;
+
+/** A manifest this server would accept, so each attack is refused for its own sake. */
+function manifestFor(
+  files: Record<string, string>,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return manifestForAny(files, {
+    parley_version: PARLEY_VERSION,
+    minimum_compatible_version: MINIMUM_COMPATIBLE_VERSION,
+    ...overrides,
+  });
+}
 const SWAPS = 10;
 
 /** V8's collector, to show that replaced models are garbage (no timing involved). */
@@ -105,4 +122,90 @@ describe('hot swap: 20 conversations talk while the model is replaced 10 times',
     const alive = replaced.flatMap((ref, i) => (ref.deref() === undefined ? [] : [i]));
     expect(alive).toEqual([]);
   }, 180_000);
+
+  describe('malicious archives are rejected and the old model keeps serving', () => {
+    const DOMAIN = 'version: "3.1"\nintents:\n  - greet\n';
+    const MiB = 1024 * 1024;
+    const attacks: Array<[string, () => Buffer, RegExp]> = [
+      [
+        'path traversal',
+        () => craftArchive(manifestFor({}), [{ path: '../../outside.txt', data: 'pwned' }]),
+        /escapes|\.\./,
+      ],
+      [
+        'absolute path',
+        () => craftArchive(manifestFor({}), [{ path: '/etc/cron.d/evil', data: 'pwned' }]),
+        /absolute/,
+      ],
+      [
+        'symlink',
+        () =>
+          craftArchive(manifestFor({ 'domain.yml': DOMAIN }), [
+            { path: 'domain.yml', type: '2', linkpath: '/etc/passwd' },
+          ]),
+        /symbolic link/,
+      ],
+      [
+        'hard link',
+        () => craftArchive(manifestFor({}), [{ path: 'x', type: '1', linkpath: 'manifest.json' }]),
+        /link/,
+      ],
+      ['device', () => craftArchive(manifestFor({}), [{ path: 'dev', type: '3' }]), /device/],
+      [
+        'oversized member',
+        () =>
+          craftArchive(manifestFor({}), [{ path: 'huge.bin', size: 4 * 1024 * MiB }], {
+            end: false,
+          }),
+        /4294967296 bytes/,
+      ],
+      ['truncated', () => readFileSync(models[0]).subarray(0, 600), /truncated|unexpected end/i],
+      [
+        'wrong manifest',
+        () => craftArchive(manifestFor({ 'domain.yml': DOMAIN }, { format_version: 99 }), []),
+        /format_version|version/,
+      ],
+      [
+        'checksum mismatch',
+        () =>
+          craftArchive(manifestFor({ 'domain.yml': DOMAIN }), [
+            { path: 'domain.yml', data: `${DOMAIN}  - evil\n` },
+          ]),
+        /checksum|sha256|does not match/i,
+      ],
+      ['not an archive', () => Buffer.from('hello'), /gzip|archive/i],
+    ];
+
+    it.each(attacks)('%s: PUT /model model_file → 400', async (name, build, message) => {
+      await request(t.url).put('/model').send({ model_file: models[0] }).expect(204);
+      const before = (await request(t.url).get('/status')).body.model_id as string;
+      const path = join(dir, `${name.replace(/\W+/g, '-')}.tar.gz`);
+      writeFileSync(path, build());
+      const res = await request(t.url).put('/model').send({ model_file: path });
+      expect(res.status).toBe(400);
+      expect(res.body.status).toBe('failure');
+      expect(res.body.message).toMatch(message);
+      expect((await request(t.url).get('/status')).body.model_id).toBe(before);
+      const parse = await request(t.url).post('/model/parse').send({ text: 'I am sad' });
+      expect(parse.status).toBe(200);
+    });
+
+    it.each(attacks)('%s: from a model server → 400', async (name, build) => {
+      await request(t.url).put('/model').send({ model_file: models[0] }).expect(204);
+      const before = (await request(t.url).get('/status')).body.model_id as string;
+      const path = join(dir, `served-${name.replace(/\W+/g, '-')}.tar.gz`);
+      writeFileSync(path, build());
+      const server = await startModelServer();
+      try {
+        server.publish({ path, etag: '"evil"' });
+        const res = await request(t.url)
+          .put('/model')
+          .send({ model_server: { url: server.url } });
+        expect(res.status).toBe(400);
+        expect((await request(t.url).get('/status')).body.model_id).toBe(before);
+      } finally {
+        await server.close();
+      }
+    });
+  });
 });
