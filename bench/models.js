@@ -100,11 +100,11 @@ async function childTrainSynthetic(outDir) {
     },
     () => undefined,
   );
-  process.send({
+  return {
     path: result.path,
     examples: data.examples.length,
     trainMs: Date.now() - started,
-  });
+  };
 }
 
 function runChild(mode, arg) {
