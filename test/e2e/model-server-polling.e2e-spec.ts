@@ -155,7 +155,12 @@ describe('model server polling (endpoints.yml models:)', () => {
 
   it('DELETE /model stops polling; PUT /model with a model_server polls that server', async () => {
     await request(t.url).delete('/model').expect(204);
+    // A pull sent just before the DELETE may still arrive: let it land, then polling (every
+    // 50 ms before) must stay silent for ten intervals.
+    await new Promise((r) => setTimeout(r, 150));
     const seen = server.requests.length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(server.requests.length).toBe(seen);
     // Polling has stopped: the next PUT is the only request the server sees.
     server.publish({ path: a, etag: '"etag-a2"' });
     const put = await request(t.url)
