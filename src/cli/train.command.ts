@@ -7,6 +7,7 @@ import {
   readNluYaml,
   type NluTrainingData,
 } from 'src/core/training-data';
+import { uploadTrainedModel } from 'src/modules/model-store/upload';
 import { trainNluModel } from 'src/modules/model/train-nlu-model';
 
 /** Options of `parley train`, as commander hands them over. */
@@ -17,12 +18,16 @@ export interface TrainOptions {
   out?: string;
   fixedModelName?: string;
   force?: boolean;
+  /** Upload the trained archive: aws, gcs, azure or <module>.<class>; `out` is then the bucket path. */
+  remoteStorage?: string;
 }
 
 export interface TrainResult {
   /** Path of the written archive, or of the existing one when training was skipped. */
   readonly path: string;
   readonly skipped: boolean;
+  /** Object key in remote storage when `--remote-storage` was given. */
+  readonly remoteKey?: string;
 }
 
 const YAML_EXTENSIONS = new Set(['.yml', '.yaml']);
@@ -67,7 +72,8 @@ export async function trainModel(
   const dataPaths = opts.data && opts.data.length ? opts.data : ['data'];
   const domainFile = opts.domain ?? 'domain.yml';
   const configFile = opts.config ?? 'config.yml';
-  const outDir = opts.out ?? 'models';
+  // With remote storage `--out` is the path in the bucket; the archive is also kept in models/.
+  const outDir = opts.remoteStorage === undefined ? (opts.out ?? 'models') : 'models';
 
   const configText = await readFile(configFile, 'utf8');
   const config = readConfigYaml(configText, configFile);
@@ -85,7 +91,7 @@ export async function trainModel(
   }
   const data = mergeNluTrainingData(parts);
 
-  return trainNluModel(
+  const result = await trainNluModel(
     {
       data,
       config,
@@ -98,4 +104,9 @@ export async function trainModel(
     },
     log,
   );
+  if (opts.remoteStorage !== undefined) {
+    const key = await uploadTrainedModel(opts.remoteStorage, result.path, opts.out ?? null, log);
+    return { ...result, remoteKey: key };
+  }
+  return result;
 }

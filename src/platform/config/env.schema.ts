@@ -129,4 +129,8 @@ export class EnvSchema {
   @Min(10)
   @Max(10_000_000)
   GRAPHQL_MAX_COMPLEXITY?: number;
+
+  @IsOptional() @Transform(toBool) @IsBoolean() PARLEY_SERVE_MODELS?: boolean;
+
+  @IsOptional() @IsString() PARLEY_PROJECT_DIR?: string;
 }
