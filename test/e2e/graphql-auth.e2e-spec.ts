@@ -322,4 +322,20 @@ describe('GraphQL authentication with an external issuer: JWKS key rotation', ()
     expect(res.body).toEqual({ data: { conversationTags: [] } });
     expect(fetches).toBe(2);
   });
+
+  it('rate-limits JWKS fetches: a flood of unknown key ids cannot hammer the issuer', async () => {
+    const stranger = newKey('never-published');
+    const before = fetches;
+    for (let i = 0; i < 15; i++) {
+      const token = jwt.sign(claims(issuer), stranger.privateKey, {
+        algorithm: 'RS256',
+        keyid: `unknown-${i}`,
+      });
+      expect((await graphql(t.url, token, TAGS, { assistantId: 'a' })).status).toBe(401);
+    }
+    // Without a limit each unknown kid would be one fetch (15); with it at most 10 a minute in
+    // all, the fetches of the rotation test included.
+    expect(fetches - before).toBeGreaterThan(0);
+    expect(fetches).toBeLessThanOrEqual(10);
+  });
 });
