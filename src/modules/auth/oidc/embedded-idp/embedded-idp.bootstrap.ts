@@ -26,13 +26,23 @@ export async function startEmbeddedIdpIfConfigured(
     );
     return { config, idp: null };
   }
-  const idp = await startEmbeddedIdp({
-    realm: oidc.realm,
-    realmFile: oidc.realmFile,
-    keysFile: join(config.database.dataDir, 'oidc-signing-keys.json'),
-    port: oidc.embeddedPort,
-    onLog: (line) => log.debug({ idp: line }),
-  });
+  let idp: EmbeddedIdpHandle;
+  try {
+    idp = await startEmbeddedIdp({
+      realm: oidc.realm,
+      realmFile: oidc.realmFile,
+      keysFile: join(config.database.dataDir, 'oidc-signing-keys.json'),
+      port: oidc.embeddedPort,
+      onLog: (line) => log.debug({ idp: line }),
+    });
+  } catch (e) {
+    // The REST API does not depend on it: serve on, and say why /api/graphql answers 401.
+    log.warn(
+      { realmFile: oidc.realmFile, error: e instanceof Error ? e.message : String(e) },
+      'embedded identity provider did not start; /api/graphql answers 401',
+    );
+    return { config, idp: null };
+  }
   log.info(
     { issuer: idp.issuer, clients: idp.clients },
     `embedded identity provider: tokens at ${idp.issuer}/protocol/openid-connect/token`,

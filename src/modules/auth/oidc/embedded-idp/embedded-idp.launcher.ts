@@ -68,7 +68,7 @@ export function startEmbeddedIdp(options: EmbeddedIdpOptions): Promise<EmbeddedI
   const output: string[] = [];
   const collect = (chunk: Buffer): void => {
     for (const line of chunk.toString().split('\n')) {
-      if (line.trim() === '') continue;
+      if (line.trim() === '' || /^\s+at /.test(line)) continue;
       output.push(line);
       options.onLog?.(line);
     }
