@@ -125,7 +125,8 @@ export class PolicyEnsemble {
     let best: PolicyPrediction | null = null;
     let bestConfidence = -1;
     for (const p of competitors) {
-      const conf = Math.max(0, ...p.probabilities);
+      let conf = 0;
+      for (const x of p.probabilities) if (x > conf) conf = x;
       if (
         best === null ||
         conf > bestConfidence ||

@@ -367,9 +367,17 @@ function matches(rule: DialogueState, state: DialogueState): boolean {
         continue;
       }
       if (value === undefined || value === null || value === '') continue;
-      if (JSON.stringify(actual) !== JSON.stringify(value)) return false;
+      if (!sameValue(actual, value)) return false;
     }
   }
+  return true;
+}
+
+/** Equality of state values: strings, numbers, and arrays of them. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
