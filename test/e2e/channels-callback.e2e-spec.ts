@@ -2,10 +2,13 @@ import request from 'supertest';
 import {
   credentialsFile,
   type ReceivingServer,
+  removeTempDirs,
   startReceivingServer,
   trainMoodbot,
 } from 'test/utils/channels';
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
+
+afterAll(removeTempDirs);
 
 const GREETING = {
   text: 'Hey! How are you?',

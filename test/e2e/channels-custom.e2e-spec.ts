@@ -1,6 +1,8 @@
 import request from 'supertest';
-import { credentialsFile, trainMoodbot } from 'test/utils/channels';
+import { credentialsFile, removeTempDirs, trainMoodbot } from 'test/utils/channels';
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
+
+afterAll(removeTempDirs);
 
 const GREETING = {
   text: 'Hey! How are you?',

@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { io, type Socket } from 'socket.io-client';
 import request from 'supertest';
-import { credentialsFile } from 'test/utils/channels';
+import { credentialsFile, removeTempDirs } from 'test/utils/channels';
 import { cli } from 'test/utils/cli';
 import { startTestApp, type TestApp } from 'test/utils/create-test-app';
 import { WebSocket, WebSocketServer } from 'ws';
+
+afterAll(removeTempDirs);
 
 const CREDENTIALS = `
 rest:

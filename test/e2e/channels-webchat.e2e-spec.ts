@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { chromium, type Browser } from 'playwright-core';
-import { credentialsFile, trainMoodbot } from 'test/utils/channels';
+import { credentialsFile, removeTempDirs, trainMoodbot } from 'test/utils/channels';
 import { startTestApp, type TestApp } from 'test/utils/create-test-app';
+
+afterAll(removeTempDirs);
 
 const CHROMIUM = '/usr/bin/chromium';
 

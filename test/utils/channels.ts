@@ -1,12 +1,25 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, ROOT } from 'test/utils/cli';
 
+const tempDirs: string[] = [];
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+/** Removes the folders credentialsFile and trainMoodbot made (call it in afterAll). */
+export function removeTempDirs(): void {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 /** Writes a credentials.yml into a fresh folder and returns its path. */
 export function credentialsFile(yaml: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-credentials-'));
+  const dir = tempDir('parley-credentials-');
   const file = join(dir, 'credentials.yml');
   writeFileSync(file, yaml);
   return file;
@@ -17,7 +30,7 @@ export function credentialsFile(yaml: string): string {
  * fresh folder and returns the models directory, for `PARLEY_MODEL`.
  */
 export function trainMoodbot(): string {
-  const out = join(mkdtempSync(join(tmpdir(), 'parley-moodbot-')), 'models');
+  const out = join(tempDir('parley-moodbot-'), 'models');
   const bot = join(ROOT, 'examples', 'moodbot');
   const r = cli(
     [

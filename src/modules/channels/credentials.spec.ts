@@ -1,11 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DialogueError } from 'src/core';
 import { readCredentialsFile } from './credentials';
 
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 function file(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'parley-cred-')), 'credentials.yml');
+  const dir = mkdtempSync(join(tmpdir(), 'parley-cred-'));
+  dirs.push(dir);
+  const path = join(dir, 'credentials.yml');
   writeFileSync(path, text);
   return path;
 }
