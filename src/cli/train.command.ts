@@ -8,6 +8,7 @@ import {
   type NluTrainingData,
 } from 'src/core/training-data';
 import { trainNluModel } from 'src/modules/model/train-nlu-model';
+import { trainProgress } from './train-progress';
 
 /** Options of `parley train`, as commander hands them over. */
 export interface TrainOptions {
@@ -85,8 +86,10 @@ export async function trainModel(
   }
   const data = mergeNluTrainingData(parts);
 
+  const progress = trainProgress(process.stderr, log);
   return trainNluModel(
     {
+      onProgress: progress.onProgress,
       data,
       config,
       configText,
@@ -97,5 +100,5 @@ export async function trainModel(
       ...(opts.force === undefined ? {} : { force: opts.force }),
     },
     log,
-  );
+  ).finally(() => progress.stop());
 }

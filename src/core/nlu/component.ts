@@ -15,8 +15,14 @@ export interface NluComponent {
   toJSON(): unknown;
 }
 
-/** Progress callback: stage label and fraction of that stage done (0..1). */
-export type ProgressCallback = (stage: string, fraction: number) => void;
+/** Where a stage sits in the pipeline: 0-based `index` of `total` components. */
+export interface ProgressStep {
+  readonly index: number;
+  readonly total: number;
+}
+
+/** Progress callback: stage label, fraction of that stage done (0..1) and its pipeline step. */
+export type ProgressCallback = (stage: string, fraction: number, step: ProgressStep) => void;
 
 export interface TrainContext {
   readonly data: NluTrainingData;

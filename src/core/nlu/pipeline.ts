@@ -344,14 +344,16 @@ export async function trainNlu(
   const messages = data.examples.filter((e) => e.text.length > 0).map(newTrainingMessage);
   const responses = { ...data.responses, ...(options.responses ?? {}) };
   const steps: PipelineStep[] = [];
-  const report = options.onProgress ?? ((): void => undefined);
+  const onProgress = options.onProgress;
+  const total = pipeline.length;
   for (let i = 0; i < pipeline.length; i++) {
     const config = pipeline[i];
     if (!config) continue;
     const def = REGISTRY[config.name];
     if (!def) continue;
     const stage = `${config.name}#${i}`;
-    report(stage, 0);
+    const report = (fraction: number): void => onProgress?.(stage, fraction, { index: i, total });
+    report(0);
     const ctx: TrainContext = {
       data,
       messages,
@@ -359,7 +361,7 @@ export async function trainNlu(
       responses,
       warnings,
       index: i,
-      progress: (f) => report(stage, Math.max(0, Math.min(1, f))),
+      progress: (f) => report(Math.max(0, Math.min(1, f))),
       yieldNow,
     };
     const params = paramsOf(config);
@@ -371,7 +373,7 @@ export async function trainNlu(
       for (const m of messages) component.process(m, true);
     }
     steps.push({ config, component });
-    report(stage, 1);
+    report(1);
     await yieldNow();
   }
   return new TrainedNlu(steps, config.language, warnings);

@@ -6,7 +6,7 @@ import {
   scanModelDirectory,
   writeModelArchive,
 } from 'src/core/model-archive';
-import { trainNlu } from 'src/core/nlu';
+import { trainNlu, type ProgressCallback } from 'src/core/nlu';
 import { type NluTrainingData, type ProjectConfig } from 'src/core/training-data';
 import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
 
@@ -23,6 +23,8 @@ export interface TrainNluModelInput {
   readonly fixedModelName?: string;
   /** Train even when `outDir` already holds a model with the same fingerprint. */
   readonly force?: boolean;
+  /** Training progress; default: a `log` line every 10 % of each pipeline stage. */
+  readonly onProgress?: ProgressCallback;
 }
 
 export interface TrainNluModelResult {
@@ -60,13 +62,15 @@ export async function trainNluModel(
   const nlu = await trainNlu(data, config, {
     substituteUnsupported: true,
     responses: domain.responses,
-    onProgress: (stage, fraction) => {
-      const pct = Math.floor(fraction * 10) * 10;
-      const key = `${stage}:${pct}`;
-      if (key === lastReported) return;
-      lastReported = key;
-      log(`  ${stage} ${pct}%`);
-    },
+    onProgress:
+      input.onProgress ??
+      ((stage, fraction) => {
+        const pct = Math.floor(fraction * 10) * 10;
+        const key = `${stage}:${pct}`;
+        if (key === lastReported) return;
+        lastReported = key;
+        log(`  ${stage} ${pct}%`);
+      }),
   });
   for (const w of nlu.warnings) log(`warning: ${w}`);
 
