@@ -34,6 +34,11 @@ export interface TrainContext {
   /** Index of this component in the pipeline (for distinct seeds and labels). */
   readonly index: number;
   progress(fraction: number): void;
+  /**
+   * Threads the component may use (1 = stay on the calling thread). Results must not depend on
+   * it: parallel parts are seeded independently and combined in a fixed order.
+   */
+  readonly threads?: number;
   /** Lets the event loop breathe during long training (progress callbacks, timers). */
   yieldNow(): Promise<void>;
 }
