@@ -25,6 +25,8 @@ export interface TrainNluModelInput {
   readonly force?: boolean;
   /** Training progress; default: a `log` line every 10 % of each pipeline stage. */
   readonly onProgress?: ProgressCallback;
+  /** Training threads (`num_threads`); default: trainNlu's. */
+  readonly threads?: number;
 }
 
 export interface TrainNluModelResult {
@@ -62,6 +64,7 @@ export async function trainNluModel(
   const nlu = await trainNlu(data, config, {
     substituteUnsupported: true,
     responses: domain.responses,
+    ...(input.threads === undefined ? {} : { threads: input.threads }),
     onProgress:
       input.onProgress ??
       ((stage, fraction) => {

@@ -49,7 +49,8 @@ export function parseTrainQuery(query: Record<string, unknown>): TrainQuery {
     saveToDefaultModelDirectory: boolArg(query.save_to_default_model_directory, true),
     forceTraining: boolArg(query.force_training, false),
     augmentation: intArg(query.augmentation, 50),
-    numThreads: intArg(query.num_threads, 1),
+    // 0 = not given: training picks its default (both cores of a 2-core machine).
+    numThreads: intArg(query.num_threads, 0),
     callbackUrl: typeof callback === 'string' && callback.trim() !== '' ? callback : null,
   };
 }
@@ -161,6 +162,7 @@ export async function runTraining(
         outDir,
         force: query.forceTraining,
         onProgress: serverProgress(logger),
+        ...(query.numThreads > 0 ? { threads: query.numThreads } : {}),
       },
       (line) => logger.debug(line),
     );
