@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AssistantModule } from 'src/modules/assistant/assistant.module';
 import { AuthModule } from 'src/modules/auth/auth.module';
+import { ModelStoreModule } from 'src/modules/model-store/model-store.module';
 import { ModelModule } from 'src/modules/model/model.module';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
 import { TrackerModule } from 'src/modules/tracker/tracker.module';
@@ -26,6 +27,7 @@ export class AppModule {
         ServerInfoModule.forRoot(config),
         TrackerModule.forRoot(config, databaseUrl),
         ModelModule.forRoot(config),
+        ModelStoreModule.forRoot(config),
       ],
     };
   }

@@ -7,6 +7,7 @@ import {
   readNluYaml,
   type NluTrainingData,
 } from 'src/core/training-data';
+import { uploadTrainedModel } from 'src/modules/model-store/upload';
 import { trainNluModel } from 'src/modules/model/train-nlu-model';
 import { trainProgress } from './train-progress';
 
@@ -18,12 +19,16 @@ export interface TrainOptions {
   out?: string;
   fixedModelName?: string;
   force?: boolean;
+  /** Upload the trained archive: aws, gcs, azure or <module>.<class>; `out` is then the bucket path. */
+  remoteStorage?: string;
 }
 
 export interface TrainResult {
   /** Path of the written archive, or of the existing one when training was skipped. */
   readonly path: string;
   readonly skipped: boolean;
+  /** Object key in remote storage when `--remote-storage` was given. */
+  readonly remoteKey?: string;
 }
 
 const YAML_EXTENSIONS = new Set(['.yml', '.yaml']);
@@ -68,7 +73,8 @@ export async function trainModel(
   const dataPaths = opts.data && opts.data.length ? opts.data : ['data'];
   const domainFile = opts.domain ?? 'domain.yml';
   const configFile = opts.config ?? 'config.yml';
-  const outDir = opts.out ?? 'models';
+  // With remote storage `--out` is the path in the bucket; the archive is also kept in models/.
+  const outDir = opts.remoteStorage === undefined ? (opts.out ?? 'models') : 'models';
 
   const configText = await readFile(configFile, 'utf8');
   const config = readConfigYaml(configText, configFile);
@@ -87,7 +93,7 @@ export async function trainModel(
   const data = mergeNluTrainingData(parts);
 
   const progress = trainProgress(process.stderr, log);
-  return trainNluModel(
+  const result = await trainNluModel(
     {
       onProgress: progress.onProgress,
       data,
@@ -101,4 +107,9 @@ export async function trainModel(
     },
     log,
   ).finally(() => progress.stop());
+  if (opts.remoteStorage !== undefined) {
+    const key = await uploadTrainedModel(opts.remoteStorage, result.path, opts.out ?? null, log);
+    return { ...result, remoteKey: key };
+  }
+  return result;
 }

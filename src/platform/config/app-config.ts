@@ -1,3 +1,5 @@
+import { type RemoteStorageSettings } from './remote-storage-settings';
+
 /** The validated, typed configuration of one Parley server process. */
 export interface AppConfig {
   readonly version: string;
@@ -38,6 +40,12 @@ export interface AppConfig {
   readonly logLevel: LogLevel;
   /** License JWT (`PARLEY_LICENSE`) shown by `GET /license`; null for the open-source record. */
   readonly license: string | null;
+  /** Remote model storage settings (BUCKET_NAME, AWS_*, REMOTE_STORAGE_PATH). */
+  readonly remoteStorage: RemoteStorageSettings;
+  /** `PARLEY_SERVE_MODELS`: act as a model server (`GET /models/<name>`), off by default. */
+  readonly serveModels: boolean;
+  /** `PARLEY_PROJECT_DIR`: the assistant project root (custom persistors); default the cwd. */
+  readonly projectDir: string;
 }
 
 export const JWT_METHODS = [

@@ -84,4 +84,8 @@ export class EnvSchema {
   @IsOptional() @IsIn(LOG_LEVELS) LOG_LEVEL?: string;
 
   @IsOptional() @IsJWT() PARLEY_LICENSE?: string;
+
+  @IsOptional() @Transform(toBool) @IsBoolean() PARLEY_SERVE_MODELS?: boolean;
+
+  @IsOptional() @IsString() PARLEY_PROJECT_DIR?: string;
 }

@@ -3,6 +3,7 @@ import { validateSync } from 'class-validator';
 import { resolve } from 'node:path';
 import { type AppConfig, type JwtMethod, type LogLevel } from './app-config';
 import { EnvSchema } from './env.schema';
+import { remoteStorageProblems, remoteStorageSettings } from './remote-storage-settings';
 import { PARLEY_VERSION } from './version';
 
 /** Thrown when the environment or the CLI flags hold bad values; names every bad key. */
@@ -33,6 +34,12 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
   const jwtMethod = (schema.JWT_METHOD ?? 'HS256') as JwtMethod;
   if (schema.JWT_METHOD !== undefined && schema.JWT_SECRET === undefined) {
     problems.push('JWT_METHOD: set together with JWT_SECRET (--jwt-secret)');
+  }
+  problems.push(...remoteStorageProblems(env));
+  if (schema.PARLEY_REMOTE_STORAGE !== undefined && schema.PARLEY_MODEL === undefined) {
+    problems.push(
+      'PARLEY_MODEL: the model name is required (--model) when loading from remote storage',
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -72,6 +79,9 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     inspect: schema.PARLEY_INSPECT ?? false,
     logLevel: (schema.LOG_LEVEL ?? 'info') as LogLevel,
     license: schema.PARLEY_LICENSE ?? null,
+    remoteStorage: remoteStorageSettings(env),
+    serveModels: schema.PARLEY_SERVE_MODELS ?? false,
+    projectDir: resolve(schema.PARLEY_PROJECT_DIR ?? '.'),
   };
 }
 
@@ -118,4 +128,6 @@ export const ENV_KEYS = [
   'PARLEY_INSPECT',
   'LOG_LEVEL',
   'PARLEY_LICENSE',
+  'PARLEY_SERVE_MODELS',
+  'PARLEY_PROJECT_DIR',
 ] as const;

@@ -54,6 +54,7 @@ export const ERROR_MAP: Readonly<Record<ErrorCode, ErrorMapping>> = {
   'MODEL.NOT_FOUND': m(400, 'BadRequest', 'BAD_USER_INPUT', HTTP_API_HELP),
   'MODEL.SERVER_ERROR': m(400, 'LoadingError', 'BAD_USER_INPUT', HTTP_API_HELP),
   'MODEL.REMOTE_STORAGE_UNAVAILABLE': m(400, 'BadRequest', 'BAD_USER_INPUT', HTTP_API_HELP),
+  'MODEL.STORAGE_ERROR': m(400, 'LoadingError', 'BAD_USER_INPUT', HTTP_API_HELP),
   'DOMAIN.INVALID': m(400, 'InvalidDomainError', 'BAD_USER_INPUT'),
   'LOCK.TIMEOUT': m(503, 'LockError', 'SERVICE_UNAVAILABLE'),
   'AUTH.NOT_AUTHENTICATED': m(401, 'NotAuthenticated', 'UNAUTHENTICATED'),
