@@ -1,0 +1,132 @@
+import { Body, Controller, Get, HttpCode, Logger, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import {
+  CollectingOutputChannel,
+  DialogueError,
+  MessageHandler,
+  OutputChannel,
+  type JsonObject,
+} from 'src/core';
+import { Public } from 'src/platform/auth/public.decorator';
+
+/**
+ * Rasa's `rest` channel (no auth): `POST /webhooks/rest/webhook` with `{sender, message,
+ * metadata?, input_channel?}` answers the bot's messages as a list of
+ * `{recipient_id, text?, image?, buttons?, …}`; `GET /webhooks/rest/` is its health check. A
+ * failure while handling the message is logged and the messages so far are still returned.
+ */
+@Public()
+@Controller('webhooks/rest')
+export class RestWebhookController {
+  private readonly logger = new Logger(RestWebhookController.name);
+
+  constructor(private readonly handler: MessageHandler) {}
+
+  @Get()
+  health(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  @Post('webhook')
+  @HttpCode(200)
+  async webhook(
+    @Body() body: unknown,
+    @Query('stream') stream: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    const input = restInput(body);
+    if (String(stream).toLowerCase() === 'true') {
+      // `?stream=true`: each message is written as one JSON line as soon as it is sent.
+      res.status(200).type('text/event-stream');
+      const streaming = new StreamingOutputChannel(res);
+      await this.handle(input, streaming);
+      res.end();
+      return;
+    }
+    const output = new CollectingOutputChannel();
+    await this.handle(input, output);
+    res.status(200).json(output.messages);
+  }
+
+  private async handle(input: RestInput, output: OutputChannel): Promise<void> {
+    try {
+      await this.handler.handleMessage({
+        text: input.message,
+        senderId: input.sender,
+        inputChannel: input.inputChannel,
+        output,
+        metadata: input.metadata,
+      });
+    } catch (error) {
+      if (error instanceof DialogueError && error.code === 'LOCK.TIMEOUT') throw error;
+      this.logger.error(
+        { sender: input.sender, error: (error as Error).message },
+        'an exception occurred while handling the user message',
+      );
+    }
+  }
+}
+
+/** Writes each message as a JSON line to the response (the REST channel's stream mode). */
+class StreamingOutputChannel extends OutputChannel {
+  readonly name = 'collector';
+  private readonly collector = new CollectingOutputChannel();
+
+  constructor(private readonly res: Response) {
+    super();
+  }
+
+  async send(recipientId: string, message: JsonObject): Promise<void> {
+    await this.collector.send(recipientId, message);
+    const collected = this.collector.messages.pop();
+    this.res.write(`${JSON.stringify(collected)}\n`);
+  }
+}
+
+interface RestInput {
+  readonly sender: string;
+  readonly message: string;
+  readonly metadata: JsonObject | null;
+  readonly inputChannel: string;
+}
+
+function bad(parameter: string, message: string): DialogueError {
+  return new DialogueError('REQUEST.INVALID_PARAMETER', message, { parameter, in: 'body' });
+}
+
+/** Validates the webhook body: `sender` and `message` are required. */
+export function restInput(body: unknown): RestInput {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw bad('body', 'The request body must be a JSON object with "sender" and "message".');
+  }
+  const b = body as Record<string, unknown>;
+  if (b.sender === undefined || b.sender === null || b.sender === '') {
+    throw bad('sender', 'The request body needs a "sender" (the conversation id).');
+  }
+  if (typeof b.sender !== 'string' && typeof b.sender !== 'number') {
+    throw bad('sender', '"sender" must be a string.');
+  }
+  if (typeof b.message !== 'string') {
+    throw bad('message', 'The request body needs a "message" (text).');
+  }
+  if (
+    b.metadata !== undefined &&
+    b.metadata !== null &&
+    (typeof b.metadata !== 'object' || Array.isArray(b.metadata))
+  ) {
+    throw bad('metadata', '"metadata" must be an object.');
+  }
+  if (
+    b.input_channel !== undefined &&
+    b.input_channel !== null &&
+    typeof b.input_channel !== 'string'
+  ) {
+    throw bad('input_channel', '"input_channel" must be a string.');
+  }
+  return {
+    sender: String(b.sender),
+    message: b.message.trim(),
+    metadata: (b.metadata as JsonObject | undefined) ?? null,
+    inputChannel: typeof b.input_channel === 'string' ? b.input_channel : 'rest',
+  };
+}
