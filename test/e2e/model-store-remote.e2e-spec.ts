@@ -284,6 +284,15 @@ describe('remote storage: a custom persistor module at the project root', () => 
     expect((await request(t.url).get('/status')).body.model_file).toBe('custom.tar.gz');
   });
 
+  it('a persistor written in TypeScript (ts_persistor.ts) loads the same model', async () => {
+    await request(t.url).delete('/model').expect(204);
+    const res = await request(t.url)
+      .put('/model')
+      .send({ model_file: 'custom', remote_storage: 'ts_persistor.TsDirPersistor' });
+    expect(res.status).toBe(204);
+    expect((await request(t.url).get('/status')).body.model_file).toBe('custom.tar.gz');
+  });
+
   it('a missing model (ENOENT from the persistor) is a 400 naming it', async () => {
     const res = await request(t.url)
       .put('/model')

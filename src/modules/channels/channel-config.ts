@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { findUserModule, requireUserModule } from 'src/platform/modules/user-module';
 import {
   booleanSetting,
   type ChannelCredentials,
@@ -270,12 +271,8 @@ function loadCustomChannel(
     : [resolve(cwd, asPath), resolve(dirname(resolve(file)), asPath)];
   let resolved: string | null = null;
   for (const candidate of candidates) {
-    try {
-      resolved = require.resolve(candidate);
-      break;
-    } catch {
-      // try the next place
-    }
+    resolved = findUserModule(candidate);
+    if (resolved !== null) break;
   }
   if (resolved === null && !modulePath.startsWith('.') && !isAbsolute(modulePath)) {
     try {
@@ -288,13 +285,12 @@ function loadCustomChannel(
     throw invalid(
       file,
       key,
-      `names a custom channel module that was not found (looked for ${candidates.map((c) => `${c}(.js)`).join(', ')}${existsSync(cwd) ? '' : '; working directory missing'})`,
+      `names a custom channel module that was not found (looked for ${candidates.map((c) => `${c}(.js|.ts)`).join(', ')}${existsSync(cwd) ? '' : '; working directory missing'})`,
     );
   }
   let exported: unknown;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mod = require(resolved) as Record<string, unknown>;
+    const mod = requireUserModule(resolved);
     exported = mod[className] ?? (mod.default as Record<string, unknown> | undefined)?.[className];
   } catch (e) {
     throw invalid(file, key, `custom channel module failed to load: ${(e as Error).message}`);

@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { DialogueError, ModelPersistor } from 'src/core';
+import { findUserModule, requireUserModule } from 'src/platform/modules/user-module';
 
 const METHODS = ['retrieveTar', 'persistTar', 'retrieveTarSize'] as const;
-const EXTENSIONS = ['.js', '.cjs'];
 /** Error codes a custom persistor throws (as `error.code`) for "no such model". */
 const NOT_FOUND_CODES = new Set(['ENOENT', 'NotFound', 'NoSuchKey']);
 
@@ -73,7 +71,7 @@ class CustomPersistor extends ModelPersistor {
 
 /**
  * Loads `<module>.<class>` from the assistant project root: `persistor.S3Like` is the export
- * `S3Like` of `persistor.js` (or `.cjs`); `storage.gcs.Mine` is `Mine` of `storage/gcs.js`. The
+ * `S3Like` of `persistor.js` (or `.cjs`, `.ts`, `.cts` — TypeScript is transpiled on load); `storage.gcs.Mine` is `Mine` of `storage/gcs.js`. The
  * class is constructed with the bucket name (BUCKET_NAME, or undefined), as Rasa does.
  */
 export function loadCustomPersistor(
@@ -88,19 +86,16 @@ export function loadCustomPersistor(
   const modulePath = kind.slice(0, dot).split('.').join('/');
   const className = kind.slice(dot + 1);
   const root = resolve(projectDir);
-  const file = EXTENSIONS.map((ext) => join(root, `${modulePath}${ext}`)).find((f) =>
-    existsSync(f),
-  );
-  if (file === undefined) {
+  const file = findUserModule(join(root, modulePath));
+  if (file === null) {
     throw unavailable(
       kind,
-      `no module ${modulePath}.js (or .cjs) at the project root ${JSON.stringify('.')}.`,
+      `no module ${modulePath}.js (or .cjs, .ts, .cts) at the project root ${JSON.stringify('.')}.`,
     );
   }
   let exported: unknown;
   try {
-    const load = createRequire(join(root, 'package.json'));
-    exported = (load(file) as Record<string, unknown>)[className];
+    exported = requireUserModule(file)[className];
   } catch (e) {
     throw unavailable(
       kind,
