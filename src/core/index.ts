@@ -148,3 +148,42 @@ export {
 export { EventVerbosity, parseEventVerbosity } from 'src/core/tracker/event-verbosity';
 export { applyJsonPatch } from 'src/core/tracker/json-patch';
 export { isSessionStartAction, splitSessions } from 'src/core/tracker/sessions';
+export {
+  NULL_UUID,
+  isUuid,
+  type MediaFormat,
+  type OpenParameters,
+} from 'src/core/voice/audiohook-protocol';
+export {
+  AudioHookSession,
+  type AudioHookListener,
+  type AudioHookLogger,
+  type AudioHookTransport,
+} from 'src/core/voice/audiohook-session';
+export {
+  verifyHttpSignature,
+  type SignatureResult,
+  type SignedRequest,
+} from 'src/core/voice/http-signature';
+export { buildJsgf } from 'src/core/voice/jsgf-grammar';
+export { MULAW_SILENCE, mulawDecode, mulawEncode, mulawSilence } from 'src/core/voice/mulaw';
+export { NonceCache } from 'src/core/voice/nonce-cache';
+export { resample, upsample2x } from 'src/core/voice/resample';
+export {
+  type RecognitionEvent,
+  type SpeechRecognizer,
+  type SpeechSynthesizer,
+} from 'src/core/voice/speech-engines';
+export {
+  VoiceCall,
+  VoiceOutputChannel,
+  countWords,
+  type CallSession,
+  type TurnLatency,
+} from 'src/core/voice/voice-call';
+export {
+  VoiceConfigError,
+  parseVoiceConnectorConfig,
+  type VoiceConnectorConfig,
+} from 'src/core/voice/voice-config';
+export { parseWav } from 'src/core/voice/wav';

@@ -33,8 +33,9 @@ export class VoiceConfigError extends Error {
   }
 }
 
-export const ASR_ENGINES = ['pocketsphinx', 'deepgram', 'azure'] as const;
-export const TTS_ENGINES = ['flite', 'espeak-ng', 'deepgram', 'azure', 'cartesia'] as const;
+/** Engines this build provides (cloud engines are not implemented yet). */
+export const ASR_ENGINES = ['pocketsphinx'] as const;
+export const TTS_ENGINES = ['flite', 'espeak-ng'] as const;
 const KNOWN_KEYS = new Set([
   'api_key',
   'server_url',
