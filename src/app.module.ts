@@ -4,6 +4,7 @@ import { AuthModule } from 'src/modules/auth/auth.module';
 import { ModelModule } from 'src/modules/model/model.module';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
 import { TrackerModule } from 'src/modules/tracker/tracker.module';
+import { VoiceGatewayModule } from 'src/modules/voice-gateway/voice-gateway.module';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ConfigModule } from 'src/platform/config/config.module';
 import { DatabaseModule } from 'src/platform/database/database.module';
@@ -26,6 +27,7 @@ export class AppModule {
         ServerInfoModule.forRoot(config),
         TrackerModule.forRoot(config, databaseUrl),
         ModelModule.forRoot(config),
+        VoiceGatewayModule.forRoot(config),
       ],
     };
   }

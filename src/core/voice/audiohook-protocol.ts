@@ -85,7 +85,7 @@ export function selectMedia(offers: readonly unknown[]): MediaFormat | null {
       channels.every((c: unknown) => c === 'external' || c === 'internal') &&
       channels.includes('external')
     ) {
-      return { type: 'audio', format: 'PCMU', channels: channels as ChannelName[], rate: 8000 };
+      return { type: 'audio', format: 'PCMU', channels: channels, rate: 8000 };
     }
   }
   return null;

@@ -148,6 +148,15 @@ export class AudioHookSession {
 
   private handleMessage(message: JsonObject): void {
     const { version, id, type, seq, serverseq, position, parameters } = message;
+    if (this.stateValue === 'disconnecting') {
+      // We already ended the session (perhaps because the client's numbering broke): only its
+      // `close` matters now, whatever its seq; anything else is ignored until the timer closes.
+      if (type === 'close' && typeof seq === 'number') {
+        this.clientSeq = seq;
+        this.onCloseMessage(isObject(parameters) ? parameters : {});
+      }
+      return;
+    }
     if (version !== AUDIOHOOK_VERSION) {
       this.fail(`Invalid message: version must be "${AUDIOHOOK_VERSION}"`);
       return;
@@ -340,7 +349,7 @@ export class AudioHookSession {
   /** Sends an `event` with the given entities (e.g. `barge_in`). */
   sendEvent(entities: ReadonlyArray<{ type: string; data: JsonObject }>): void {
     if (this.stateValue !== 'active' && this.stateValue !== 'paused') return;
-    this.send('event', { entities: entities as unknown as JsonObject[] });
+    this.send('event', { entities: entities });
   }
 
   /** Sends binary audio when the session can carry it; false otherwise. */
@@ -375,10 +384,11 @@ export class AudioHookSession {
 
   private fail(info: string): void {
     this.logger.warn('AudioHook protocol error', { info, sessionId: this.options.sessionId });
-    if (this.stateValue === 'disconnecting' || this.stateValue === 'closed') {
+    if (this.stateValue === 'closed') {
       this.transport.close(1002, 'protocol error');
       return;
     }
+    // After our own disconnect further errors are not reported again (the timer closes).
     this.disconnect('error', info);
   }
 
@@ -407,6 +417,10 @@ export class AudioHookSession {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function isStringMap(value: unknown): value is Record<string, string> {

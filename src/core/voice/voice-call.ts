@@ -80,7 +80,7 @@ export class VoiceOutputChannel extends OutputChannel {
 
   send(_recipientId: string, message: BotMessage): Promise<void> {
     if (typeof message.text === 'string' && message.text.trim().length > 0)
-      this.call.say(message.text);
+      {this.call.say(message.text);}
     const custom = message.custom;
     if (custom !== null && typeof custom === 'object' && (custom as JsonObject).hangup === true) {
       this.call.hangup();
@@ -209,7 +209,7 @@ export class VoiceCall {
     this.generation++;
     this.audioQueue.length = 0;
     for (const t of [this.pumpTimer, this.silenceTimer, this.dtmfTimer])
-      if (t !== null) clearTimeout(t);
+      {if (t !== null) clearTimeout(t);}
     this.options.recognizer
       .close()
       .catch((error: unknown) =>

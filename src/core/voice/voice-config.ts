@@ -128,7 +128,7 @@ export function parseVoiceConnectorConfig(raw: unknown, provider: string): Voice
     if (!Array.isArray(o) || !o.every((v) => typeof v === 'string')) {
       throw new VoiceConfigError(`${provider}.output_variables`, 'must be a list of slot names');
     }
-    outputVariables = o as string[];
+    outputVariables = o;
   }
   return {
     provider,

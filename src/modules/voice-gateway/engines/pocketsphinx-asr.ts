@@ -2,15 +2,16 @@ import { Logger } from '@nestjs/common';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  createWriteStream,
+  constants,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   rmSync,
   writeFileSync,
-  type WriteStream,
 } from 'node:fs';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -88,7 +89,7 @@ export function pocketsphinxSetup(options: PocketsphinxOptions): PocketsphinxSet
 export class PocketsphinxRecognizer implements SpeechRecognizer {
   private readonly logger = new Logger(PocketsphinxRecognizer.name);
   private readonly child: ChildProcess;
-  private readonly audioIn: WriteStream;
+  private readonly audioIn: Socket;
   private readonly dir: string;
   private readonly listeners: Array<(event: RecognitionEvent) => void> = [];
   private readonly errorListeners: Array<(error: Error) => void> = [];
@@ -106,10 +107,17 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     this.child = spawn('pocketsphinx_continuous', ['-infile', fifo, ...setup.args], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    this.audioIn = createWriteStream(fifo);
+    // Opened read-write so the open never blocks (a write-only open waits for the reader), and
+    // driven by the event loop as a pipe socket, so a stalled reader never ties up a thread.
+    this.audioIn = new Socket({
+      fd: openSync(fifo, constants.O_RDWR),
+      readable: false,
+      writable: true,
+    });
     this.audioIn.on('error', () => undefined);
     this.exited = new Promise((resolve) =>
       this.child.on('close', () => {
+        this.audioIn.destroy();
         rmSync(this.dir, { recursive: true, force: true });
         resolve();
       }),
@@ -125,7 +133,7 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
         const line = this.pending.slice(0, newline).trim();
         this.pending = this.pending.slice(newline + 1);
         if (line.length > 0)
-          for (const listener of this.listeners) listener({ kind: 'final', text: line });
+          {for (const listener of this.listeners) listener({ kind: 'final', text: line });}
         newline = this.pending.indexOf('\n');
       }
     });
