@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AssistantModule } from 'src/modules/assistant/assistant.module';
 import { AuthModule } from 'src/modules/auth/auth.module';
+import { DialogueModule } from 'src/modules/dialogue/dialogue.module';
 import { ModelModule } from 'src/modules/model/model.module';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
 import { TrackerModule } from 'src/modules/tracker/tracker.module';
@@ -27,6 +28,7 @@ export class AppModule {
         ServerInfoModule.forRoot(config),
         TrackerModule.forRoot(config, databaseUrl),
         ModelModule.forRoot(config),
+        DialogueModule.forRoot(config, databaseUrl),
         VoiceGatewayModule.forRoot(config),
       ],
     };

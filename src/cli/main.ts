@@ -5,10 +5,12 @@ import { JWT_METHODS, LOG_LEVELS } from 'src/platform/config/app-config';
 import { ConfigError, validateEnv } from 'src/platform/config/validate-env';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { runOptionsToEnv, type RunOptions } from './cli-env';
-import { runServer } from './run.command';
-import { shellNlu, type ShellNluOptions } from './shell.command';
-import { summaryLines, testNlu, type TestNluOptions } from './test.command';
-import { trainModel, type TrainOptions } from './train.command';
+// Commands are loaded when they run: `run` pulls in Nest, TypeORM and pg (seconds of start-up)
+// that `train`, `test` and `shell` do not need.
+import { type ShellOptions, type TestCoreOptions } from './dialogue.command';
+import { type ShellNluOptions } from './shell.command';
+import { type TestNluOptions } from './test.command';
+import { type TrainOptions } from './train.command';
 
 /** Exit codes: 0 ok, 1 the command failed, 2 bad usage (unknown flag, bad value). */
 const EXIT_USAGE = 2;
@@ -67,12 +69,13 @@ export function buildCli(): Command {
         }
       }
       const config = validateEnv({ ...process.env, ...runOptionsToEnv(opts) });
+      const { runServer } = await import('./run.command.js');
       await runServer(config);
     });
 
   program
     .command('train')
-    .description('Train a model (NLU for now) from a Rasa-format project')
+    .description('Train a model (NLU and/or dialogue policies) from a Rasa-format project')
     .option('--data <paths...>', 'training data files or folders (default data/)')
     .option('--domain <file>', 'domain file (default domain.yml)')
     .option('--config <file>', 'model configuration (default config.yml)')
@@ -80,19 +83,34 @@ export function buildCli(): Command {
     .option('--fixed-model-name <name>', 'name of the model file')
     .option('--force', 'train even when nothing changed', false)
     .action(async (opts: TrainOptions) => {
+      const { trainModel } = await import('./train.command.js');
       const result = await trainModel(opts);
       process.stdout.write(`${result.path}\n`);
     });
   program
     .command('test')
-    .description('Evaluate a model: `test nlu` on NLU data (`test core` is a later release)')
+    .description('Evaluate a model: `test core` on test stories, `test nlu` on NLU data')
     .argument('[kind]', 'core or nlu')
     .option('-m, --model <path>', 'model archive, or a directory of archives (default models/)')
     .option('--nlu <path>', 'NLU test data file or folder')
     .option('--out <dir>', 'output directory for the reports (default results/)')
-    .action(async (kind: string | undefined, opts: TestNluOptions) => {
+    .option('--stories <path>', 'test stories file or folder for `test core` (default tests/)')
+    .option('--e2e', '`test core`: parse the user texts and compare intents too', false)
+    .action(async (kind: string | undefined, opts: TestNluOptions & TestCoreOptions) => {
+      if (kind === 'core' || kind === undefined) {
+        const { testCore } = await import('./dialogue.command.js');
+        const result = await testCore(opts);
+        const conv = result.evaluation.report.conversation_accuracy as Record<string, number>;
+        process.stdout.write(
+          `Conversation accuracy: ${conv.accuracy} (${conv.correct}/${conv.total} stories)\n` +
+            `Action accuracy: ${result.evaluation.accuracy}, F1-score: ${result.evaluation.f1}, precision: ${result.evaluation.precision}\n` +
+            `In training data: ${result.evaluation.in_training_data_fraction}\n` +
+            `Reports written to ${opts.out ?? 'results'}\n`,
+        );
+        if (kind === 'core') return;
+      }
       if (kind !== 'nlu') {
-        notYet(kind === undefined ? 'test' : `test ${kind}`)();
+        if (kind !== undefined) notYet(`test ${kind}`)();
         return;
       }
       if (opts.nlu === undefined) {
@@ -102,20 +120,28 @@ export function buildCli(): Command {
           "error: required option '--nlu <path>' not specified",
         );
       }
+      const { summaryLines, testNlu } = await import('./test.command.js');
       const result = await testNlu(opts);
       for (const line of summaryLines(result.evaluation)) process.stdout.write(`${line}\n`);
       process.stdout.write(`Reports written to ${opts.out ?? 'results'}\n`);
     });
   program
     .command('shell')
-    .description('Talk to the assistant in the terminal: `shell nlu` parses messages only')
+    .description('Talk to the assistant in the terminal; `shell nlu` parses messages only')
     .argument('[kind]', 'nlu for parse-only')
     .option('-m, --model <path>', 'model archive, or a directory of archives (default models/)')
-    .action(async (kind: string | undefined, opts: ShellNluOptions) => {
-      if (kind !== 'nlu') {
-        notYet(kind === undefined ? 'shell' : `shell ${kind}`)();
+    .option('--endpoints <file>', 'endpoints.yml with the action_endpoint for custom actions')
+    .action(async (kind: string | undefined, opts: ShellNluOptions & ShellOptions) => {
+      if (kind === undefined) {
+        const { shell } = await import('./dialogue.command.js');
+        await shell(opts);
         return;
       }
+      if (kind !== 'nlu') {
+        notYet(`shell ${kind}`)();
+        return;
+      }
+      const { shellNlu } = await import('./shell.command.js');
       await shellNlu(opts);
     });
   return program;

@@ -7,6 +7,11 @@ import {
   readNluYaml,
   type NluTrainingData,
 } from 'src/core/training-data';
+import {
+  hasStoriesOrRules,
+  readStoriesYaml,
+  type StoryBlock,
+} from 'src/core/training-data/stories-yaml-reader';
 import { trainNluModel } from 'src/modules/model/train-nlu-model';
 
 /** Options of `parley train`, as commander hands them over. */
@@ -56,7 +61,7 @@ function hasNluContent(data: NluTrainingData): boolean {
 }
 
 /**
- * `parley train`: reads the NLU data (files holding only stories/rules are ignored for now),
+ * `parley train`: reads the NLU data and the stories/rules (NLU-only, dialogue-only or both),
  * domain and config, trains the NLU pipeline and writes a model archive to `out`. Skips training
  * when `out` already holds a model with the same fingerprint (unless `force`).
  */
@@ -75,19 +80,27 @@ export async function trainModel(
   const domain = Domain.fromYaml(domainText, domainFile);
 
   const parts: NluTrainingData[] = [];
+  const stories: StoryBlock[] = [];
   for (const file of await yamlFiles(dataPaths)) {
-    const result = readNluYaml(await readFile(file, 'utf8'), file);
+    const text = await readFile(file, 'utf8');
+    const result = readNluYaml(text, file);
     for (const w of result.warnings) log(`warning: ${w}`);
     if (hasNluContent(result.data)) parts.push(result.data);
+    if (hasStoriesOrRules(text)) {
+      const read = readStoriesYaml(text, file);
+      for (const w of read.warnings) log(`warning: ${w}`);
+      stories.push(...read.blocks);
+    }
   }
-  if (parts.length === 0) {
-    throw new Error(`no NLU training data found in ${dataPaths.join(', ')}`);
+  if (parts.length === 0 && stories.length === 0) {
+    throw new Error(`no training data (NLU, stories or rules) found in ${dataPaths.join(', ')}`);
   }
-  const data = mergeNluTrainingData(parts);
+  const data = parts.length > 0 ? mergeNluTrainingData(parts) : null;
 
   return trainNluModel(
     {
       data,
+      stories,
       config,
       configText,
       domain,

@@ -148,6 +148,53 @@ export {
 export { EventVerbosity, parseEventVerbosity } from 'src/core/tracker/event-verbosity';
 export { applyJsonPatch } from 'src/core/tracker/json-patch';
 export { isSessionStartAction, splitSessions } from 'src/core/tracker/sessions';
+// Dialogue engine (issue 4).
+export {
+  ActionExecutionRejection,
+  ActionServerError,
+  type Action,
+  type ActionContext,
+} from 'src/core/actions/action';
+export { actionFor } from 'src/core/actions/action-registry';
+export { botMessageOf, fillTemplate, generateResponse } from 'src/core/actions/nlg';
+export {
+  ActionEndpoint,
+  RemoteAction,
+  type ActionEndpointConfig,
+  type ActionServerResponse,
+} from 'src/core/actions/remote-action';
+export {
+  activeState,
+  stateKey,
+  trackerStates,
+  type DialogueState,
+} from 'src/core/dialogue/dialogue-state';
+export { trainingTrackers, type TrainingTracker } from 'src/core/dialogue/story-graph';
+export { type PolicyPrediction } from 'src/core/policies/policy';
+export {
+  DEFAULT_POLICIES,
+  PolicyEnsemble,
+  type EnsemblePrediction,
+} from 'src/core/policies/policy-ensemble';
+export {
+  DEFAULT_MAX_NUMBER_OF_PREDICTIONS,
+  DialogueProcessor,
+  type ActionPrediction,
+  type ParsedUserMessage,
+  type ProcessorOptions,
+} from 'src/core/processor/dialogue-processor';
+export {
+  evaluateStories,
+  type EvaluatedAction,
+  type StoryEvaluation,
+  type StoryOutcome,
+} from 'src/core/processor/story-evaluation';
+export { readStoryFiles, trainDialogue } from 'src/core/processor/train-dialogue';
+export {
+  hasStoriesOrRules,
+  readStoriesYaml,
+  type StoryBlock,
+} from 'src/core/training-data/stories-yaml-reader';
 export {
   NULL_UUID,
   isUuid,

@@ -34,10 +34,10 @@ describe('parley CLI', () => {
     expect(r.stderr).toContain('LOCK_STORE');
   });
 
-  it('says that test is not available yet with exit code 1', () => {
-    const r = cli(['test']);
+  it('`parley test` without a model fails with exit code 1, naming the path', () => {
+    const r = cli(['test', '--model', 'no-such-models-dir']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('not available');
+    expect(r.stderr).toContain('no model archive found at no-such-models-dir');
   });
 
   it('starts on the embedded PostgreSQL with no DATABASE_URL and stops cleanly', async () => {

@@ -223,7 +223,7 @@ describe('POST /model/test/intents and parley test/shell nlu', () => {
     }
   });
 
-  it('`parley test nlu` writes the reports; `test core` is not available yet', () => {
+  it('`parley test nlu` and `parley test core` write their reports', () => {
     const out = join(dir, 'results');
     const r = spawnSync(
       process.execPath,
@@ -253,12 +253,33 @@ describe('POST /model/test/intents and parley test/shell nlu', () => {
     const report = JSON.parse(readFileSync(join(out, 'intent_report.json'), 'utf8'));
     expect(report['weighted avg']).toHaveProperty('f1-score');
 
-    const core = spawnSync(process.execPath, [BIN, 'test', 'core'], {
-      cwd: ROOT,
-      encoding: 'utf8',
+    // The model was trained on the moodbot's stories and rules too: `test core` replays its tests.
+    const coreOut = join(dir, 'core-results');
+    const core = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        'test',
+        'core',
+        '--model',
+        modelPath,
+        '--stories',
+        join(MOODBOT, 'tests'),
+        '--out',
+        coreOut,
+      ],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(core.status).toBe(0);
+    expect(core.stdout).toContain('Conversation accuracy: 1 (7/7 stories)');
+    const storyReport = JSON.parse(readFileSync(join(coreOut, 'story_report.json'), 'utf8'));
+    expect(storyReport.conversation_accuracy).toEqual({
+      accuracy: 1,
+      correct: 7,
+      with_warnings: 0,
+      total: 7,
     });
-    expect(core.status).toBe(1);
-    expect(core.stderr).toContain('not available in this version yet');
+    expect(readFileSync(join(coreOut, 'failed_test_stories.yml'), 'utf8')).toContain('all good');
   });
 
   it('`parley shell nlu` parses piped lines and exits at end of input', () => {

@@ -137,8 +137,10 @@ describe('POST /model/train', () => {
     });
     expect(archive.manifest.assistant_id).toBe('mood_bot');
     expect(archive.manifest.components).toContain('DIETClassifier');
+    // The document holds stories and rules too: the dialogue policies are trained with the NLU.
     expect([...archive.files.keys()].sort()).toEqual([
       'config.yml',
+      'core/policies.json',
       'domain.yml',
       'nlu/model.json',
     ]);

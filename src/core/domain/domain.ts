@@ -205,8 +205,16 @@ export class Domain {
     return combineWithResponses(this.parts.customActions, this.parts.responses);
   }
 
+  private actionNamesCache: string[] | null = null;
+
   /** Every action the assistant can run: defaults, user actions, forms, end-to-end texts. */
   get actionNamesOrTexts(): string[] {
+    // The domain is immutable: computed once (callers must not change the list).
+    this.actionNamesCache ??= this.computeActionNamesOrTexts();
+    return this.actionNamesCache;
+  }
+
+  private computeActionNamesOrTexts(): string[] {
     const user = this.userActions.filter((a) => !DEFAULT_ACTION_NAMES.includes(a));
     const forms = this.formNames.filter((f) => !this.parts.customActions.includes(f));
     return [...DEFAULT_ACTION_NAMES, ...user, ...forms, ...this.parts.actionTexts];
@@ -219,6 +227,26 @@ export class Domain {
   /** Forms as declared, each normalised to `{ required_slots, … }`. */
   get forms(): Readonly<Record<string, JsonObject>> {
     return this.parts.forms;
+  }
+
+  /** Retrieval intents: those with responses `utter_<intent>/<key>` or `is_retrieval_intent`. */
+  get retrievalIntents(): string[] {
+    const fromResponses = Object.keys(this.parts.responses)
+      .filter((r) => r.startsWith('utter_') && r.includes('/'))
+      .map((r) => (r.split('/')[0] as string).slice('utter_'.length));
+    const flagged = this.parts.intents
+      .filter((i) => i.properties.is_retrieval_intent === true)
+      .map((i) => i.name);
+    return [...new Set([...fromResponses, ...flagged])].sort();
+  }
+
+  /**
+   * This domain with more responses (e.g. the retrieval responses `utter_faq/ask_x` of the NLU
+   * data, which Rasa merges into the domain at training time). Declared responses win.
+   */
+  withResponses(extra: Readonly<Record<string, readonly JsonObject[]>>): Domain {
+    if (Object.keys(extra).length === 0) return this;
+    return new Domain({ ...this.parts, responses: { ...extra, ...this.parts.responses } });
   }
 
   get actionTexts(): readonly string[] {
@@ -328,7 +356,10 @@ function combineWithResponses(
   actions: readonly string[],
   responses: Readonly<Record<string, unknown>>,
 ): string[] {
-  const utter = Object.keys(responses)
+  // Retrieval responses (`utter_faq/ask_x`) are not actions; their intent's `utter_faq` is.
+  const keys = Object.keys(responses);
+  const retrieval = keys.filter((r) => r.includes('/')).map((r) => r.split('/')[0] as string);
+  const utter = [...new Set([...keys.filter((r) => !r.includes('/')), ...retrieval])]
     .sort()
     .filter((r) => !actions.includes(r));
   return [...actions, ...utter];

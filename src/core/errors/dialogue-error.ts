@@ -21,7 +21,13 @@ export type DialogueErrorCode =
   | 'NLU.UNKNOWN_COMPONENT'
   | 'NLU.UNSUPPORTED_COMPONENT'
   | 'NLU.INVALID_PIPELINE'
-  | 'NLU.INVALID_MODEL';
+  | 'NLU.INVALID_MODEL'
+  | 'DIALOGUE.INVALID_RULE'
+  | 'DIALOGUE.UNKNOWN_ACTION'
+  | 'DIALOGUE.UNKNOWN_INTENT'
+  | 'DIALOGUE.PREDICTION_ERROR'
+  | 'DIALOGUE.TESTING_ERROR'
+  | 'DIALOGUE.NO_CORE_MODEL';
 
 /** Base error of the core: a stable `code`, a human message and structured `details`. */
 export class DialogueError extends Error {

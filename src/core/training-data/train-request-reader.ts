@@ -5,6 +5,7 @@ import {
   type NluTrainingData,
 } from 'src/core/training-data/nlu-training-data';
 import { readNluYaml } from 'src/core/training-data/nlu-yaml-reader';
+import { readStoriesYaml, type StoryBlock } from 'src/core/training-data/stories-yaml-reader';
 import { entriesOf, parseYamlSource, yamlError } from 'src/core/training-data/yaml-source';
 import { isMap, isScalar, stringify } from 'yaml';
 
@@ -42,7 +43,9 @@ export interface TrainRequest {
   /** The config part as YAML (stored as `config.yml`). */
   readonly configText: string;
   readonly nlu: NluTrainingData;
-  /** Top-level keys present but not trained yet (`stories`, `rules`, `flows`). */
+  /** Stories and rules (trained into dialogue policies). */
+  readonly stories: readonly StoryBlock[];
+  /** Top-level keys present but not trained yet (`flows`). */
   readonly untrained: readonly string[];
   readonly warnings: readonly string[];
 }
@@ -101,7 +104,8 @@ export function readTrainRequest(text: string, file = 'request body'): TrainRequ
   const warnings: string[] = [];
   const untrained: string[] = [];
   for (const entry of entriesOf(source, root)) {
-    if ((UNTRAINED_KEYS as readonly string[]).includes(entry.key)) untrained.push(entry.key);
+    if (entry.key === 'flows') untrained.push(entry.key);
+    else if ((UNTRAINED_KEYS as readonly string[]).includes(entry.key)) continue;
     else if ((DEPRECATED_KEYS as readonly string[]).includes(entry.key)) {
       warnings.push(`${file}:${entry.keyLine ?? '?'}: '${entry.key}' is deprecated and ignored`);
     } else if (!KNOWN_KEYS.has(entry.key)) {
@@ -115,11 +119,13 @@ export function readTrainRequest(text: string, file = 'request body'): TrainRequ
   const nluRead = readNluYaml(partText(text, root, NLU_KEYS), file);
   warnings.push(...nluRead.warnings);
   const nlu = mergeNluTrainingData([nluRead.data]);
-  if (nlu.examples.length === 0) {
+  const storiesRead = readStoriesYaml(text, file);
+  warnings.push(...storiesRead.warnings);
+  if (nlu.examples.length === 0 && storiesRead.blocks.length === 0) {
     yamlError(
       source,
       undefined,
-      "no NLU training examples found (the 'nlu' key); training dialogue policies from stories or rules is not supported yet",
+      "no training data found: neither NLU examples (the 'nlu' key) nor 'stories' or 'rules'",
     );
   }
   return {
@@ -128,6 +134,7 @@ export function readTrainRequest(text: string, file = 'request body'): TrainRequ
     config,
     configText: cleanYaml(plain, CONFIG_KEYS),
     nlu,
+    stories: storiesRead.blocks,
     untrained,
     warnings,
   };

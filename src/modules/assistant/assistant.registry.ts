@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DialogueError, type Domain } from 'src/core';
 import { type TrainedNlu } from 'src/core/nlu';
+import { type PolicyEnsemble } from 'src/core/policies/policy-ensemble';
 
 /** What the server is serving right now: the domain and the identity of the model behind it. */
 export interface LoadedAssistant {
@@ -11,6 +12,8 @@ export interface LoadedAssistant {
   readonly assistantId: string | null;
   /** The trained NLU of the model; absent for a domain or a core-only model. */
   readonly nlu?: TrainedNlu;
+  /** The trained dialogue policies; absent for a domain or an NLU-only model. */
+  readonly policies?: PolicyEnsemble;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   type ParleyCompatibility,
 } from 'src/core/model-archive';
 import { loadNlu } from 'src/core/nlu';
+import { PolicyEnsemble } from 'src/core/policies/policy-ensemble';
 import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
@@ -29,11 +30,20 @@ export async function loadModelArchive(path: string): Promise<LoadedAssistant> {
       reason: 'missing_domain',
     });
   }
-  const domain = Domain.fromYaml(domainYaml.toString('utf8'), 'domain.yml');
+  let domain = Domain.fromYaml(domainYaml.toString('utf8'), 'domain.yml');
   const nluJson = files.get('nlu/model.json');
   const nlu = nluJson === undefined ? undefined : loadNlu(JSON.parse(nluJson.toString('utf8')));
+  const coreJson = files.get('core/policies.json');
+  let policies: PolicyEnsemble | undefined;
+  if (coreJson !== undefined) {
+    const core = JSON.parse(coreJson.toString('utf8')) as Record<string, unknown>;
+    policies = PolicyEnsemble.fromJSON(core);
+    // Retrieval responses of the NLU data belong to the domain (Rasa merges them at training).
+    domain = domain.withResponses((core.responses ?? {}) as never);
+  }
   return {
     domain,
+    ...(policies === undefined ? {} : { policies }),
     modelId: manifest.model_id,
     modelFile: basename(path),
     assistantId: manifest.assistant_id,

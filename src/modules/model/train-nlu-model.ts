@@ -7,12 +7,17 @@ import {
   writeModelArchive,
 } from 'src/core/model-archive';
 import { trainNlu } from 'src/core/nlu';
+import { trainDialogue } from 'src/core/processor/train-dialogue';
 import { type NluTrainingData, type ProjectConfig } from 'src/core/training-data';
+import { type StoryBlock } from 'src/core/training-data/stories-yaml-reader';
 import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
 
 /** Everything needed to train and package an NLU model, already read and validated. */
 export interface TrainNluModelInput {
-  readonly data: NluTrainingData;
+  /** NLU data; null (or without examples) trains a dialogue-only model. */
+  readonly data: NluTrainingData | null;
+  /** Stories and rules; empty or absent trains an NLU-only model. */
+  readonly stories?: readonly StoryBlock[];
   readonly config: ProjectConfig;
   /** Text stored as `config.yml` in the archive (and fingerprinted). */
   readonly configText: string;
@@ -41,8 +46,15 @@ export async function trainNluModel(
   log: (line: string) => void,
 ): Promise<TrainNluModelResult> {
   const { data, config, configText, domain, domainText, outDir } = input;
+  const stories = input.stories ?? [];
+  const hasNlu = data !== null && data.examples.length > 0;
   const print = fingerprint(
-    { nlu: canonicalJson(data), config: configText, domain: domainText },
+    {
+      nlu: canonicalJson(data ?? {}),
+      config: configText,
+      domain: domainText,
+      ...(stories.length > 0 ? { core: canonicalJson(stories) } : {}),
+    },
     PARLEY_VERSION,
   );
   if (!input.force) {
@@ -55,34 +67,47 @@ export async function trainNluModel(
     }
   }
 
-  log(`Training NLU on ${data.examples.length} examples...`);
-  let lastReported = '';
-  const nlu = await trainNlu(data, config, {
-    substituteUnsupported: true,
-    responses: domain.responses,
-    onProgress: (stage, fraction) => {
-      const pct = Math.floor(fraction * 10) * 10;
-      const key = `${stage}:${pct}`;
-      if (key === lastReported) return;
-      lastReported = key;
-      log(`  ${stage} ${pct}%`);
-    },
-  });
-  for (const w of nlu.warnings) log(`warning: ${w}`);
+  const files: Record<string, string> = { 'domain.yml': domainText, 'config.yml': configText };
+  let components: string[] = [];
+  if (hasNlu) {
+    log(`Training NLU on ${data.examples.length} examples...`);
+    let lastReported = '';
+    const nlu = await trainNlu(data, config, {
+      substituteUnsupported: true,
+      responses: domain.responses,
+      onProgress: (stage, fraction) => {
+        const pct = Math.floor(fraction * 10) * 10;
+        const key = `${stage}:${pct}`;
+        if (key === lastReported) return;
+        lastReported = key;
+        log(`  ${stage} ${pct}%`);
+      },
+    });
+    for (const w of nlu.warnings) log(`warning: ${w}`);
+    files['nlu/model.json'] = JSON.stringify(nlu.toJSON());
+    components = [...nlu.componentNames];
+  }
+  if (stories.length > 0) {
+    const responses = data?.responses ?? {};
+    const coreDomain = domain.withResponses(responses);
+    log(`Training dialogue policies on ${stories.length} stories and rules...`);
+    const { ensemble } = trainDialogue(stories, coreDomain, config.policies);
+    files['core/policies.json'] = JSON.stringify({ ...ensemble.toJSON(), responses });
+    components.push(...ensemble.policies.map((p) => p.type));
+  }
+  if (!hasNlu && stories.length === 0) {
+    throw new Error('no training data: neither NLU examples nor stories or rules were found');
+  }
 
   const written = await writeModelArchive({
     outDir,
     ...(input.fixedModelName === undefined ? {} : { fixedModelName: input.fixedModelName }),
-    files: {
-      'domain.yml': domainText,
-      'config.yml': configText,
-      'nlu/model.json': JSON.stringify(nlu.toJSON()),
-    },
+    files,
     fingerprint: print,
     parleyVersion: PARLEY_VERSION,
     minimumCompatibleVersion: MINIMUM_COMPATIBLE_VERSION,
     assistantId: config.assistantId,
-    components: nlu.componentNames,
+    components,
   });
   log(`Your Parley model is trained and saved at '${written.path}'.`);
   return { path: written.path, skipped: false };

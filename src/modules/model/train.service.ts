@@ -124,7 +124,7 @@ export async function runTraining(
     if (request.untrained.length > 0) {
       logger.log(
         { keys: request.untrained },
-        `training data holds ${request.untrained.join(', ')}: accepted, but only the NLU model is trained for now`,
+        `training data holds ${request.untrained.join(', ')}: accepted, but not trained`,
       );
     }
     let outDir: string;
@@ -138,6 +138,7 @@ export async function runTraining(
     const result = await trainNluModel(
       {
         data: request.nlu,
+        stories: request.stories,
         config: request.config,
         configText: request.configText,
         domain: request.domain,

@@ -1,13 +1,28 @@
-import { Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
+import {
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Optional,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { conversationIdOf } from 'src/platform/http/conversation-id';
 import { boolParam, floatParam } from './query-params';
+import { TrackerSideEffects } from './side-effects';
 import { TrackerService, type TrackerState } from './tracker.service';
 
 /** Rasa's tracker routes (operations 3–7 and 11). Auth runs first (global guard). */
 @Controller('conversations')
 export class TrackerController {
-  constructor(private readonly trackers: TrackerService) {}
+  constructor(
+    private readonly trackers: TrackerService,
+    @Optional() private readonly sideEffects?: TrackerSideEffects,
+  ) {}
 
   @Get('*conversationId/tracker')
   getTracker(
@@ -26,12 +41,18 @@ export class TrackerController {
 
   @Post('*conversationId/tracker/events')
   @HttpCode(200)
-  appendEvents(
+  async appendEvents(
     @Req() req: Request,
     @Query('include_events') includeEvents: unknown,
+    @Query('execute_side_effects') executeSideEffects: unknown,
+    @Query('output_channel') outputChannel: unknown,
   ): Promise<TrackerState> {
     const body: unknown = req.body;
-    return this.trackers.appendEvents(id(req), body, includeEvents);
+    const state = await this.trackers.appendEvents(id(req), body, includeEvents);
+    if (boolParam(executeSideEffects, false) && this.sideEffects) {
+      await this.sideEffects.execute(id(req), body, outputChannel);
+    }
+    return state;
   }
 
   @Put('*conversationId/tracker/events')

@@ -226,16 +226,37 @@ export class TrackerService {
    * to the tracker and returns them — and stores them with one conditional append. The cached session is taken out of the cache while it
    * is being changed, so readers never see events that are not stored yet.
    */
+  /**
+   * For the dialogue engine: runs `produce` (which may await, e.g. a custom action server) on
+   * the conversation's latest session under its lock, and stores the events it returns with one
+   * conditional append, as `write` does for the tracker routes.
+   */
+  transact(
+    conversationId: string,
+    assistant: LoadedAssistant,
+    produce: (tracker: DialogueStateTracker, now: number) => Promise<DialogueEvent[]>,
+  ): Promise<DialogueStateTracker> {
+    return this.write(conversationId, assistant, produce);
+  }
+
+  /** Whether the conversation has stored events. */
+  exists(conversationId: string): Promise<boolean> {
+    return this.store.exists(conversationId);
+  }
+
   private write(
     conversationId: string,
     assistant: LoadedAssistant,
-    produce: (tracker: DialogueStateTracker, now: number) => DialogueEvent[],
+    produce: (
+      tracker: DialogueStateTracker,
+      now: number,
+    ) => DialogueEvent[] | Promise<DialogueEvent[]>,
   ): Promise<DialogueStateTracker> {
     return this.locks.withLock(conversationId, async () => {
       for (let attempt = 1; ; attempt++) {
         const session = await this.latestSession(conversationId, assistant, attempt > 1);
         this.cache.delete(conversationId);
-        const events = produce(session.tracker, this.clock.now());
+        const events = await produce(session.tracker, this.clock.now());
         const wire = events.map((e) => {
           const w = serializeEvent(e);
           this.wireForm.set(e, w);

@@ -34,6 +34,11 @@ export interface AppConfig {
   };
   /** Conversations whose latest session is kept built in memory (0 = no cache). */
   readonly trackerCacheSize: number;
+  /** Dialogue engine: circuit breaker and custom action server timeout. */
+  readonly dialogue: {
+    readonly maxPredictions: number;
+    readonly actionTimeoutMs: number;
+  };
   readonly inspect: boolean;
   readonly logLevel: LogLevel;
   /** License JWT (`PARLEY_LICENSE`) shown by `GET /license`; null for the open-source record. */

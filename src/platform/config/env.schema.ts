@@ -69,6 +69,15 @@ export class EnvSchema {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) TRACKER_CACHE_SIZE?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000) MAX_NUMBER_OF_PREDICTIONS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400_000)
+  ACTION_SERVER_TIMEOUT_MS?: number;
+
   @IsOptional() @IsString() PARLEY_CREDENTIALS?: string;
 
   @IsOptional() @IsString() PARLEY_ENDPOINTS?: string;

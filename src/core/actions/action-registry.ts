@@ -1,0 +1,34 @@
+import { type Action } from 'src/core/actions/action';
+import { defaultActions, ResponseAction, RetrievalAction } from 'src/core/actions/default-actions';
+import { FormAction } from 'src/core/actions/form-action';
+import { RemoteAction } from 'src/core/actions/remote-action';
+import { type Domain } from 'src/core/domain/domain';
+import { DialogueError } from 'src/core/errors/dialogue-error';
+
+const DEFAULTS = defaultActions();
+
+/**
+ * Rasa's `action_for_name_or_text`: a default action (unless the domain lists a custom action of
+ * that name) → a retrieval action `utter_<retrieval intent>` → a response `utter_*` → a form →
+ * a custom action on the action server. Names the domain does not know throw
+ * `DIALOGUE.UNKNOWN_ACTION`.
+ */
+export function actionFor(name: string, domain: Domain): Action {
+  const known = domain.actionNamesOrTexts;
+  if (!known.includes(name)) {
+    throw new DialogueError(
+      'DIALOGUE.UNKNOWN_ACTION',
+      `Cannot access action '${name}', as that name is not a registered action for this domain. Available actions are: ${known.filter((a) => a !== '...').join(', ')}`,
+      { action: name },
+    );
+  }
+  const custom = domain.customActions.includes(name);
+  const builtIn = DEFAULTS.get(name);
+  if (builtIn && !custom) return builtIn;
+  if (name.startsWith('utter_') && domain.retrievalIntents.includes(name.slice('utter_'.length))) {
+    return new RetrievalAction(name);
+  }
+  if (name.startsWith('utter_') && !custom) return new ResponseAction(name);
+  if (domain.formNames.includes(name) && !custom) return new FormAction(name);
+  return new RemoteAction(name);
+}

@@ -1,0 +1,51 @@
+import { type ActionEndpoint } from 'src/core/actions/remote-action';
+import { type Domain } from 'src/core/domain/domain';
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+
+/** What an action runs with. */
+export interface ActionContext {
+  /** The conversation as it is before the action (do not update it). */
+  readonly tracker: DialogueStateTracker;
+  readonly domain: Domain;
+  /** Name of the output channel (picks channel-specific response variations). */
+  readonly channel: string | null;
+  readonly now: () => number;
+  /** The custom action server (`endpoints.yml` `action_endpoint`), if configured. */
+  readonly endpoint: ActionEndpoint | null;
+  /** Resolves another action by name (forms run their `utter_ask_*` and validators). */
+  readonly actionFor: (name: string) => Action;
+  readonly random?: () => number;
+}
+
+/** An action the assistant can run (Rasa `Action`): returns the events it produces. */
+export interface Action {
+  readonly name: string;
+  run(ctx: ActionContext): Promise<DialogueEvent[]>;
+}
+
+/**
+ * Rasa's ActionExecutionRejection: the action refuses to run now (a form could not fill the
+ * requested slot, a custom action answered HTTP 400); the processor logs
+ * `action_execution_rejected` and predicts again.
+ */
+export class ActionExecutionRejection extends Error {
+  constructor(
+    readonly actionName: string,
+    message?: string,
+  ) {
+    super(message ?? `Custom action '${actionName}' rejected execution.`);
+    this.name = 'ActionExecutionRejection';
+  }
+}
+
+/** A custom action failed (server unreachable, timeout, bad answer): the turn goes on without its events. */
+export class ActionServerError extends Error {
+  constructor(
+    readonly actionName: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ActionServerError';
+  }
+}

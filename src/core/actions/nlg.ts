@@ -1,0 +1,129 @@
+import { type Domain } from 'src/core/domain/domain';
+import { botUttered, type BotUttered } from 'src/core/events/bot-uttered';
+import { type JsonObject } from 'src/core/events/event-base';
+import { isJsonObject } from 'src/core/events/json-values';
+
+/** Python's `str()` of a JSON value, as `str.format` would insert it. */
+export function pythonStr(value: unknown): string {
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'number') {
+    return Number.isInteger(value) && !Object.is(value, -0) && Math.abs(value) < 1e16
+      ? String(value)
+      : String(value);
+  }
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(', ')}]`;
+  if (isJsonObject(value)) {
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pythonRepr(k)}: ${pythonRepr(v)}`)
+      .join(', ')}}`;
+  }
+  return JSON.stringify(value) ?? '';
+}
+
+function pythonRepr(value: unknown): string {
+  return typeof value === 'string'
+    ? `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
+    : pythonStr(value);
+}
+
+/**
+ * Fills `{name}` placeholders like Python's `str.format` with the slot values and kwargs. When
+ * a placeholder has no value the template stays unchanged (Rasa logs a warning).
+ */
+export function fillTemplate(text: string, values: Readonly<Record<string, unknown>>): string {
+  const names = [...text.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1] as string);
+  if (names.length === 0) return text;
+  if (names.some((n) => !(n in values))) return text;
+  return text.replace(/\{([^{}]*)\}/g, (_m, n: string) => pythonStr(values[n]));
+}
+
+function fillDeep(value: unknown, values: Readonly<Record<string, unknown>>): unknown {
+  if (typeof value === 'string') return fillTemplate(value, values);
+  if (Array.isArray(value)) return value.map((v) => fillDeep(v, values));
+  if (isJsonObject(value)) {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) out[k] = fillDeep(v, values);
+    return out;
+  }
+  return value;
+}
+
+const FILLED_KEYS = ['text', 'image', 'custom', 'buttons', 'attachment', 'quick_replies'];
+
+function conditionsHold(variation: JsonObject, slots: Readonly<Record<string, unknown>>): boolean {
+  const conditions = variation.condition;
+  if (!Array.isArray(conditions)) return true;
+  return conditions.every((c) => {
+    if (!isJsonObject(c) || c.type !== 'slot' || typeof c.name !== 'string') return true;
+    return JSON.stringify(slots[c.name] ?? null) === JSON.stringify(c.value ?? null);
+  });
+}
+
+/**
+ * Rasa's TemplatedNaturalLanguageGenerator: picks a variation of a response — channel-specific
+ * ones for the output channel when there are any, conditional variations whose slot
+ * conditions hold before unconditional ones — uniformly at random, and fills `{slot}`
+ * placeholders (slots, then kwargs). Null when the response does not exist.
+ */
+export function generateResponse(
+  domain: Domain,
+  name: string,
+  slots: Readonly<Record<string, unknown>>,
+  channel: string | null,
+  kwargs: Readonly<Record<string, unknown>> = {},
+  random: () => number = Math.random,
+): JsonObject | null {
+  const variations = domain.responses[name];
+  if (!variations || variations.length === 0) return null;
+  const forChannel = variations.filter((v) => channel !== null && v.channel === channel);
+  let pool = forChannel.length > 0 ? forChannel : variations.filter((v) => !v.channel);
+  if (pool.length === 0) return null;
+  const conditional = pool.filter((v) => Array.isArray(v.condition) && conditionsHold(v, slots));
+  pool = conditional.length > 0 ? conditional : pool.filter((v) => !Array.isArray(v.condition));
+  if (pool.length === 0) return null;
+  const chosen: JsonObject = pool[Math.floor(random() * pool.length)] ?? pool[0] ?? {};
+  const values = { ...slots, ...kwargs };
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(chosen)) {
+    if (k === 'condition' || k === 'channel') continue;
+    out[k] = FILLED_KEYS.includes(k) ? fillDeep(v, values) : v;
+  }
+  return out;
+}
+
+/** Rasa's `create_bot_utterance`: a `bot` event from a response dict. */
+export function botUtteranceFrom(message: JsonObject, timestamp: number): BotUttered {
+  const rest: JsonObject = { ...message };
+  const take = (k: string): unknown => {
+    const v = rest[k];
+    delete rest[k];
+    return v ?? null;
+  };
+  const text = take('text');
+  const data: JsonObject = {
+    elements: take('elements'),
+    quick_replies: take('quick_replies'),
+    buttons: take('buttons'),
+    attachment: rest.attachment ?? rest.image ?? null,
+    image: take('image'),
+    custom: take('custom'),
+  };
+  delete rest.attachment;
+  return botUttered({
+    text: typeof text === 'string' ? text : text === null ? null : pythonStr(text),
+    data,
+    metadata: rest,
+    timestamp,
+  });
+}
+
+/** The message a `bot` event sends to an output channel (Rasa `BotUttered.message()`). */
+export function botMessageOf(event: BotUttered): JsonObject {
+  const m: JsonObject = { ...event.data, text: event.text, timestamp: event.timestamp };
+  Object.assign(m, event.metadata);
+  if (m.image !== undefined && m.image === m.attachment) m.attachment = null;
+  return m;
+}

@@ -1,0 +1,171 @@
+import {
+  ActionExecutionRejection,
+  ActionServerError,
+  type Action,
+  type ActionContext,
+} from 'src/core/actions/action';
+import { botUtteranceFrom, generateResponse } from 'src/core/actions/nlg';
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { type JsonObject } from 'src/core/events/event-base';
+import { deserializeEvent } from 'src/core/events/event-codec';
+import { isJsonObject } from 'src/core/events/json-values';
+import { EventVerbosity } from 'src/core/tracker/event-verbosity';
+
+/** `action_endpoint` of endpoints.yml. */
+export interface ActionEndpointConfig {
+  readonly url: string;
+  readonly token?: string;
+  readonly tokenName?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Request timeout (Rasa: 300 s by default). */
+  readonly timeoutMs?: number;
+}
+
+/** The answer of an action server: events and responses (rasa-sdk's shape). */
+export interface ActionServerResponse {
+  readonly events: JsonObject[];
+  readonly responses: JsonObject[];
+}
+
+/** HTTP client of Rasa's custom action server protocol (`POST <url>` with the tracker and domain). */
+export class ActionEndpoint {
+  constructor(
+    readonly config: ActionEndpointConfig,
+    private readonly version: string,
+  ) {}
+
+  async call(name: string, ctx: ActionContext): Promise<ActionServerResponse> {
+    const body = {
+      next_action: name,
+      sender_id: ctx.tracker.senderId,
+      tracker: ctx.tracker.currentState(EventVerbosity.ALL),
+      domain: ctx.domain.toJSON(),
+      version: this.version,
+    };
+    const url = new URL(this.config.url);
+    if (this.config.token) {
+      url.searchParams.set(this.config.tokenName ?? 'token', this.config.token);
+    }
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(this.config.headers ?? {}) },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.config.timeoutMs ?? 300_000),
+      });
+    } catch (error) {
+      throw new ActionServerError(
+        name,
+        `Failed to execute custom action '${name}': could not reach the action server at ${this.config.url} (${(error as Error).message}).`,
+      );
+    }
+    const text = await response.text().catch(() => '');
+    if (response.status === 400) {
+      let detail = text;
+      try {
+        const parsed = JSON.parse(text) as JsonObject;
+        if (typeof parsed.error === 'string') detail = parsed.error;
+      } catch {
+        /* keep the raw text */
+      }
+      throw new ActionExecutionRejection(
+        name,
+        `Custom action '${name}' rejected execution: ${detail}`,
+      );
+    }
+    if (!response.ok) {
+      throw new ActionServerError(
+        name,
+        `Failed to execute custom action '${name}': the action server answered ${response.status}.`,
+      );
+    }
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? {} : JSON.parse(text);
+    } catch {
+      throw new ActionServerError(
+        name,
+        `Failed to execute custom action '${name}': the answer is not JSON.`,
+      );
+    }
+    if (!isJsonObject(parsed)) {
+      throw new ActionServerError(
+        name,
+        `Failed to execute custom action '${name}': the answer is not an object.`,
+      );
+    }
+    const events = parsed.events ?? [];
+    const responses = parsed.responses ?? [];
+    if (!Array.isArray(events) || !events.every(isJsonObject)) {
+      throw new ActionServerError(
+        name,
+        `Custom action '${name}': 'events' must be a list of events.`,
+      );
+    }
+    if (!Array.isArray(responses) || !responses.every(isJsonObject)) {
+      throw new ActionServerError(
+        name,
+        `Custom action '${name}': 'responses' must be a list of objects.`,
+      );
+    }
+    return { events, responses };
+  }
+}
+
+/** A custom action run by the action server (Rasa `RemoteAction`). */
+export class RemoteAction implements Action {
+  constructor(readonly name: string) {}
+
+  async run(ctx: ActionContext): Promise<DialogueEvent[]> {
+    if (ctx.endpoint === null) {
+      throw new ActionServerError(
+        this.name,
+        `Failed to execute custom action '${this.name}' because no endpoint is configured to run it. Please make sure to set 'action_endpoint' in endpoints.yml (--endpoints).`,
+      );
+    }
+    const answer = await ctx.endpoint.call(this.name, ctx);
+    const out: DialogueEvent[] = [];
+    const slots = ctx.tracker.slotValuesObject();
+    for (const r of answer.responses) {
+      const { response, template, ...rest } = r;
+      const responseName =
+        typeof response === 'string' ? response : typeof template === 'string' ? template : null;
+      let message: JsonObject = {};
+      if (responseName !== null) {
+        const kwargs: JsonObject = { ...rest };
+        message =
+          generateResponse(ctx.domain, responseName, slots, ctx.channel, kwargs, ctx.random) ?? {};
+        for (const [k, v] of Object.entries(rest)) {
+          if (k === 'buttons' && Array.isArray(v) && Array.isArray(message.buttons)) {
+            message.buttons = [...(message.buttons as unknown[]), ...(v as unknown[])];
+          } else if (
+            v !== null &&
+            v !== undefined &&
+            !(Array.isArray(v) && v.length === 0) &&
+            !(isJsonObject(v) && Object.keys(v).length === 0)
+          ) {
+            message[k] = v;
+          }
+        }
+        message.utter_action = responseName;
+      } else {
+        for (const [k, v] of Object.entries(rest)) {
+          if (v !== null && v !== undefined) message[k] = v;
+        }
+      }
+      out.push(botUtteranceFrom(message, ctx.now()));
+    }
+    for (const raw of answer.events) {
+      try {
+        out.push(deserializeEvent(raw, ctx.now));
+      } catch (error) {
+        throw new ActionServerError(
+          this.name,
+          `Custom action '${this.name}' returned an invalid event: ${(error as Error).message}`,
+        );
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,175 @@
+import { type Domain } from 'src/core/domain/domain';
+import { ACTION_LISTEN_NAME } from 'src/core/domain/domain-constants';
+import { type SlotDefinition } from 'src/core/domain/slot-definition';
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+import { SHOULD_NOT_BE_SET } from 'src/core/training-data/stories-yaml-reader';
+
+/** The user part of a dialogue state: intent (or end-to-end text) and featurised entity labels. */
+export interface UserSubState {
+  intent?: string;
+  text?: string;
+  entities?: string[];
+}
+
+/**
+ * One dialogue state (Rasa `State`): what the policies see before each action. Empty parts are
+ * left out; a state without `prev_action` marks the start of a conversation.
+ */
+export interface DialogueState {
+  user?: UserSubState;
+  prev_action?: { action_name?: string; action_text?: string };
+  slots?: Record<string, number[] | string>;
+  active_loop?: { name: string };
+}
+
+/** Rasa's slot featurisation (`Slot.as_feature`); an empty array for slots that never featurise. */
+export function slotFeatures(slot: SlotDefinition, value: unknown): number[] {
+  if (!slot.influenceConversation) return [];
+  switch (slot.type) {
+    case 'any':
+      return [];
+    case 'bool':
+      if (value === null || value === undefined) return [0, 0];
+      return [1, isTrue(value) ? 1 : 0];
+    case 'list':
+      return [Array.isArray(value) ? (value.length > 0 ? 1 : 0) : value ? 1 : 0];
+    case 'float': {
+      const min = slot.minValue ?? 0;
+      const max = slot.maxValue ?? 1;
+      const n = typeof value === 'number' ? value : Number(value);
+      if (value === null || value === undefined || Number.isNaN(n)) return [0];
+      const clipped = Math.min(max, Math.max(min, n));
+      return [(clipped - min) / (max - min)];
+    }
+    case 'categorical': {
+      const values = (slot.values ?? []).map((v) => String(v).toLowerCase());
+      if (!values.includes('__other__')) values.push('__other__');
+      const out = values.map(() => 0);
+      if (value === null || value === undefined) return out;
+      const text =
+        typeof value === 'object' ? JSON.stringify(value) : `${value as string | number | boolean}`;
+      const i = values.indexOf(text.toLowerCase());
+      out[i >= 0 ? i : values.indexOf('__other__')] = 1;
+      return out;
+    }
+    default:
+      return [value === null || value === undefined ? 0 : 1];
+  }
+}
+
+function isTrue(value: unknown): boolean {
+  if (typeof value === 'string') return ['true', '1', 'yes', 'y'].includes(value.toLowerCase());
+  return Boolean(value);
+}
+
+/** The state of a tracker now (Rasa `Domain.get_active_state`). */
+export function activeState(tracker: DialogueStateTracker, domain: Domain): DialogueState {
+  const state: DialogueState = {};
+  const user = tracker.latestMessage;
+  const intent = typeof user.intent.name === 'string' ? user.intent.name : null;
+  if (intent !== null || user.text) {
+    const sub: UserSubState = {};
+    if (intent !== null) sub.intent = intent;
+    else if (user.text) sub.text = user.text;
+    if (intent !== null) {
+      const labels = new Set<string>();
+      for (const e of tracker.latestMessageEntities) {
+        if (typeof e.entity !== 'string') continue;
+        labels.add(e.entity);
+        if (typeof e.role === 'string') labels.add(`${e.entity}#${e.role}`);
+        if (typeof e.group === 'string') labels.add(`${e.entity}#${e.group}`);
+      }
+      const wanted = domain.intent(intent)?.usedEntities;
+      const entities = [...labels].filter((l) => wanted === undefined || wanted.includes(l)).sort();
+      if (entities.length > 0) sub.entities = entities;
+    }
+    state.user = sub;
+  }
+  const latest = tracker.latestAction as { action_name?: string; action_text?: string };
+  if (latest.action_name) state.prev_action = { action_name: latest.action_name };
+  else if (latest.action_text) state.prev_action = { action_text: latest.action_text };
+  const slots: Record<string, number[] | string> = {};
+  for (const def of tracker.slots) {
+    if (!def.influenceConversation) continue;
+    const value = tracker.getSlot(def.name);
+    if (value === SHOULD_NOT_BE_SET) {
+      slots[def.name] = SHOULD_NOT_BE_SET;
+      continue;
+    }
+    const f = slotFeatures(def, value);
+    if (f.some((x) => x !== 0)) slots[def.name] = f;
+  }
+  if (Object.keys(slots).length > 0) state.slots = slots;
+  const loop = tracker.activeLoop?.name;
+  if (loop) state.active_loop = { name: loop };
+  return state;
+}
+
+/**
+ * One state per prior tracker (Rasa `states_for_tracker_history`): the state before each
+ * executed action, then the current state. Built by replaying the applied events.
+ */
+export function statesForEvents(
+  senderId: string,
+  applied: readonly DialogueEvent[],
+  domain: Domain,
+  window: number | null = null,
+): DialogueState[] {
+  let skip = 0;
+  if (window !== null) {
+    let actions = 0;
+    for (const e of applied) if (e.type === 'action') actions++;
+    skip = Math.max(0, actions + 1 - window);
+  }
+  const replay = new DialogueStateTracker(senderId, domain.slots);
+  const states: DialogueState[] = [];
+  let k = 0;
+  for (const e of applied) {
+    if (e.type === 'action' && k++ >= skip) states.push(activeState(replay, domain));
+    replay.update(e);
+  }
+  states.push(activeState(replay, domain));
+  return states;
+}
+
+/** How many states a tracker's history has (one per executed action, plus the current one). */
+export function stateCount(applied: readonly DialogueEvent[]): number {
+  let n = 1;
+  for (const e of applied) if (e.type === 'action') n++;
+  return n;
+}
+
+/** States of a live tracker. */
+export function trackerStates(
+  tracker: DialogueStateTracker,
+  domain: Domain,
+  window: number | null = null,
+): DialogueState[] {
+  return statesForEvents(tracker.senderId, tracker.appliedEvents(), domain, window);
+}
+
+/**
+ * The lookup key of a state list. Every state is built by `activeState`, which always adds its
+ * parts (and slots, in domain order) in the same order, so plain JSON is canonical.
+ */
+export function stateKey(states: readonly DialogueState[]): string {
+  return JSON.stringify(states);
+}
+
+export function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    return `{${Object.keys(obj)
+      .filter((k) => obj[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function isPrevActionListen(state: DialogueState | undefined): boolean {
+  return state?.prev_action?.action_name === ACTION_LISTEN_NAME;
+}

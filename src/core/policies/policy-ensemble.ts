@@ -1,0 +1,165 @@
+import { stateCount, statesForEvents } from 'src/core/dialogue/dialogue-state';
+import { type TrainingTracker } from 'src/core/dialogue/story-graph';
+import { type Domain } from 'src/core/domain/domain';
+import { DialogueError } from 'src/core/errors/dialogue-error';
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { type JsonObject } from 'src/core/events/event-base';
+import {
+  AugmentedMemoizationPolicy,
+  MemoizationPolicy,
+} from 'src/core/policies/memoization-policy';
+import { emptyPrediction, type Policy, type PolicyPrediction } from 'src/core/policies/policy';
+import { RulePolicy } from 'src/core/policies/rule-policy';
+import { TedPolicy } from 'src/core/policies/ted-policy';
+import { UnexpecTedIntentPolicy } from 'src/core/policies/unexpected-intent-policy';
+import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+import { type ComponentConfig } from 'src/core/training-data/config-reader';
+
+/** The policies of Rasa's default config, used when config.yml lists none. */
+export const DEFAULT_POLICIES: readonly ComponentConfig[] = [
+  { name: 'MemoizationPolicy' },
+  { name: 'RulePolicy' },
+  { name: 'UnexpecTEDIntentPolicy', max_history: 5, epochs: 100 },
+  { name: 'TEDPolicy', max_history: 5, epochs: 100, constrain_similarities: true },
+];
+
+type Trainer = {
+  train(data: { trackers: readonly TrainingTracker[]; domain: Domain }, params: JsonObject): Policy;
+  fromJSON(json: JsonObject): Policy;
+};
+
+const POLICIES: Readonly<Record<string, Trainer>> = {
+  MemoizationPolicy,
+  AugmentedMemoizationPolicy,
+  RulePolicy,
+  TEDPolicy: TedPolicy,
+  UnexpecTEDIntentPolicy: UnexpecTedIntentPolicy,
+};
+
+/** The winning prediction of the ensemble, with the chosen action. */
+export interface EnsemblePrediction extends PolicyPrediction {
+  readonly actionName: string;
+  readonly maxConfidence: number;
+}
+
+/**
+ * The trained policies in config order, combined as Rasa's DefaultPolicyPredictionEnsemble:
+ * rejected actions zeroed, no-user predictions first, then highest (confidence, priority) with
+ * the earlier policy winning full ties.
+ */
+export class PolicyEnsemble {
+  /** States the policies look at (null: the whole history). */
+  private readonly window: number | null;
+
+  private constructor(readonly policies: readonly Policy[]) {
+    const needs = policies.map((p) => p.historyNeeded());
+    this.window = needs.includes(null) ? null : Math.max(1, ...(needs as number[])) + 1;
+  }
+
+  /** Trains every configured policy (throws `DIALOGUE.INVALID_RULE` / `CONFIG.INVALID`). */
+  static train(
+    configs: readonly ComponentConfig[] | null,
+    trackers: readonly TrainingTracker[],
+    domain: Domain,
+  ): PolicyEnsemble {
+    const list = configs && configs.length > 0 ? configs : DEFAULT_POLICIES;
+    const policies = list.map((c) => {
+      const trainer = POLICIES[c.name];
+      if (!trainer) {
+        throw new DialogueError(
+          'CONFIG.INVALID',
+          `config.yml: unknown policy '${c.name}'; supported: ${Object.keys(POLICIES).join(', ')}`,
+        );
+      }
+      const { name: _name, ...params } = c;
+      return trainer.train({ trackers, domain }, params);
+    });
+    return new PolicyEnsemble(policies);
+  }
+
+  static fromJSON(json: JsonObject): PolicyEnsemble {
+    const list = json.policies as JsonObject[];
+    return new PolicyEnsemble(
+      list.map((p) => {
+        const trainer = POLICIES[p.type as string];
+        if (!trainer) {
+          throw new DialogueError(
+            'MODEL.INVALID_ARCHIVE',
+            `unknown policy '${String(p.type)}' in the model`,
+          );
+        }
+        return trainer.fromJSON(p);
+      }),
+    );
+  }
+
+  toJSON(): JsonObject {
+    return { policies: this.policies.map((p) => p.toJSON()) };
+  }
+
+  /** The policy names as predictions report them (`policy_0_MemoizationPolicy`, …). */
+  policyName(i: number): string {
+    return `policy_${i}_${this.policies[i]?.type ?? 'unknown'}`;
+  }
+
+  predict(tracker: DialogueStateTracker, domain: Domain): EnsemblePrediction {
+    const actionNames = domain.actionNamesOrTexts;
+    const applied = tracker.appliedEvents();
+    const states = statesForEvents(tracker.senderId, applied, domain, this.window);
+    const input = { tracker, domain, states, stateCount: stateCount(applied), actionNames };
+    let predictions = this.policies.map((p, i) => p.predict(input, this.policyName(i)));
+    const rejected = lastRejectedAction(tracker.events);
+    if (rejected !== null) {
+      const r = actionNames.indexOf(rejected);
+      if (r >= 0) {
+        predictions = predictions.map((p) => {
+          const probabilities = [...p.probabilities];
+          probabilities[r] = 0;
+          return { ...p, probabilities };
+        });
+      }
+    }
+    const noUser = predictions.filter((p) => p.isNoUserPrediction);
+    const e2e = predictions.filter((p) => p.isEndToEndPrediction);
+    const competitors = noUser.length > 0 ? noUser : e2e.length > 0 ? e2e : predictions;
+    let best: PolicyPrediction | null = null;
+    let bestConfidence = -1;
+    for (const p of competitors) {
+      let conf = 0;
+      for (const x of p.probabilities) if (x > conf) conf = x;
+      if (
+        best === null ||
+        conf > bestConfidence ||
+        (conf === bestConfidence && p.priority > best.priority)
+      ) {
+        best = p;
+        bestConfidence = conf;
+      }
+    }
+    const winner = best ?? emptyPrediction(actionNames.length, 'none', 0);
+    const events: DialogueEvent[] = [
+      ...predictions.flatMap((p) => p.events),
+      ...winner.optionalEvents,
+    ];
+    let index = 0;
+    for (let i = 1; i < winner.probabilities.length; i++) {
+      if ((winner.probabilities[i] as number) > (winner.probabilities[index] as number)) index = i;
+    }
+    return {
+      ...winner,
+      events,
+      actionName: actionNames[index] as string,
+      maxConfidence: (winner.probabilities[index] as number) ?? 0,
+    };
+  }
+}
+
+/** The action of the latest `action_execution_rejected` after the latest executed action. */
+function lastRejectedAction(events: readonly DialogueEvent[]): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i] as DialogueEvent;
+    if (e.type === 'action_execution_rejected') return e.name;
+    if (e.type === 'action' || e.type === 'user') return null;
+  }
+  return null;
+}

@@ -1,0 +1,88 @@
+import { type DialogueState } from 'src/core/dialogue/dialogue-state';
+import { type TrainingTracker } from 'src/core/dialogue/story-graph';
+import { type Domain } from 'src/core/domain/domain';
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { type JsonObject } from 'src/core/events/event-base';
+import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+
+/** What one policy says about the next action (Rasa `PolicyPrediction`). */
+export interface PolicyPrediction {
+  /** One probability per `domain.actionNamesOrTexts`, same order. */
+  readonly probabilities: number[];
+  readonly policyName: string;
+  readonly priority: number;
+  /** Events applied whichever policy wins. */
+  readonly events: DialogueEvent[];
+  /** Events applied only when this policy wins. */
+  readonly optionalEvents: DialogueEvent[];
+  readonly isEndToEndPrediction: boolean;
+  readonly isNoUserPrediction: boolean;
+  readonly hideRuleTurn: boolean;
+  /** Whether the prediction comes from data seen in training (memoization, rules). */
+  readonly inTrainingData: boolean;
+}
+
+/** What a policy gets to predict from. */
+export interface PredictionInput {
+  readonly tracker: DialogueStateTracker;
+  readonly domain: Domain;
+  /**
+   * The last states of the tracker's history (see `trackerStates`), computed once per
+   * prediction: at least `historyNeeded()` of every policy (all when one needs all).
+   */
+  readonly states: readonly DialogueState[];
+  /** How many states the whole history has (`states` may hold only the last ones). */
+  readonly stateCount: number;
+  readonly actionNames: readonly string[];
+}
+
+/** A trained dialogue policy. */
+export interface Policy {
+  /** Class name as in config.yml (`MemoizationPolicy`, …). */
+  readonly type: string;
+  readonly priority: number;
+  predict(input: PredictionInput, name: string): PolicyPrediction;
+  /** How many of the last states the policy looks at (null: all of them). */
+  historyNeeded(): number | null;
+  toJSON(): JsonObject;
+}
+
+/** Training data handed to every policy. */
+export interface PolicyTrainingData {
+  readonly trackers: readonly TrainingTracker[];
+  readonly domain: Domain;
+}
+
+/** Rasa's policy priorities. */
+export const PRIORITY = {
+  DEFAULT: 1,
+  UNLIKELY_INTENT: 2,
+  MEMOIZATION: 3,
+  RULE: 4,
+} as const;
+
+export function emptyPrediction(
+  size: number,
+  policyName: string,
+  priority: number,
+  overrides: Partial<PolicyPrediction> = {},
+): PolicyPrediction {
+  return {
+    probabilities: new Array<number>(size).fill(0),
+    policyName,
+    priority,
+    events: [],
+    optionalEvents: [],
+    isEndToEndPrediction: false,
+    isNoUserPrediction: false,
+    hideRuleTurn: false,
+    inTrainingData: false,
+    ...overrides,
+  };
+}
+
+/** One (states, label) example per executed action of a training conversation. */
+export interface StatesAndLabel {
+  readonly states: DialogueState[];
+  readonly label: string;
+}

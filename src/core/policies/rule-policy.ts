@@ -1,0 +1,387 @@
+import {
+  isPrevActionListen,
+  stateKey,
+  statesForEvents,
+  trackerStates,
+  type DialogueState,
+} from 'src/core/dialogue/dialogue-state';
+import { type TrainingTracker } from 'src/core/dialogue/story-graph';
+import { type Domain } from 'src/core/domain/domain';
+import {
+  ACTION_BACK_NAME,
+  ACTION_DEFAULT_FALLBACK_NAME,
+  ACTION_LISTEN_NAME,
+  ACTION_RESTART_NAME,
+  ACTION_SESSION_START_NAME,
+} from 'src/core/domain/domain-constants';
+import { DialogueError } from 'src/core/errors/dialogue-error';
+import { actionExecutionRejected } from 'src/core/events/action-execution-rejected';
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { type JsonObject } from 'src/core/events/event-base';
+import { loopInterrupted } from 'src/core/events/loop-interrupted';
+import { readPriority } from 'src/core/policies/memoization-policy';
+import {
+  emptyPrediction,
+  PRIORITY,
+  type Policy,
+  type PolicyPrediction,
+  type PolicyTrainingData,
+  type PredictionInput,
+} from 'src/core/policies/policy';
+import { examplesOf } from 'src/core/policies/training-examples';
+import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+import {
+  RULE_SNIPPET_ACTION_NAME,
+  SHOULD_NOT_BE_SET,
+} from 'src/core/training-data/stories-yaml-reader';
+
+const DO_NOT_PREDICT_LOOP_ACTION = 'do_not_predict_loop_action';
+const LOOP_WAS_INTERRUPTED = 'loop_was_interrupted';
+
+const DEFAULT_INTENT_ACTIONS: Readonly<Record<string, string>> = {
+  restart: ACTION_RESTART_NAME,
+  back: ACTION_BACK_NAME,
+  session_start: ACTION_SESSION_START_NAME,
+};
+
+interface Rule {
+  readonly states: DialogueState[];
+  readonly key: string;
+  readonly action: string;
+  readonly sources: string[];
+}
+
+interface RuleConfig {
+  readonly priority: number;
+  readonly coreFallbackThreshold: number;
+  readonly coreFallbackActionName: string;
+  readonly enableFallbackPrediction: boolean;
+  readonly restrictRules: boolean;
+  readonly checkForContradictions: boolean;
+}
+
+interface InternalPrediction {
+  readonly action: string | null;
+  readonly source: string | null;
+  readonly events: DialogueEvent[];
+  readonly noUser: boolean;
+}
+
+/**
+ * Rasa's RulePolicy: exact rules (learned from `rules:`) that match the end of the
+ * conversation, the happy path of an active loop, default intents (`/restart`, `/back`,
+ * `/session_start`) and the loop unhappy-path conditions learned from rules and stories. When
+ * nothing applies it predicts the core fallback action with `core_fallback_threshold`.
+ */
+export class RulePolicy implements Policy {
+  readonly type = 'RulePolicy';
+
+  private constructor(
+    private readonly rules: Rule[],
+    private readonly unhappy: { states: DialogueState[]; value: string }[],
+    private readonly config: RuleConfig,
+  ) {}
+
+  get priority(): number {
+    return this.config.priority;
+  }
+
+  historyNeeded(): number {
+    return Math.max(
+      1,
+      ...this.rules.map((r) => r.states.length),
+      ...this.unhappy.map((u) => u.states.length),
+    );
+  }
+
+  static train(data: PolicyTrainingData, params: JsonObject = {}): RulePolicy {
+    const config: RuleConfig = {
+      priority: readPriority(params, PRIORITY.RULE),
+      coreFallbackThreshold:
+        typeof params.core_fallback_threshold === 'number' ? params.core_fallback_threshold : 0.3,
+      coreFallbackActionName:
+        typeof params.core_fallback_action_name === 'string'
+          ? params.core_fallback_action_name
+          : ACTION_DEFAULT_FALLBACK_NAME,
+      enableFallbackPrediction: params.enable_fallback_prediction !== false,
+      restrictRules: params.restrict_rules !== false,
+      checkForContradictions: params.check_for_contradictions !== false,
+    };
+    const ruleTrackers = data.trackers.filter((t) => t.isRule);
+    if (config.restrictRules) checkRestrictedRules(ruleTrackers);
+    const rules = buildRules(ruleTrackers, data.domain);
+    const unhappy = buildUnhappy(data.trackers, data.domain);
+    const policy = new RulePolicy(rules, unhappy, config);
+    if (config.checkForContradictions) {
+      policy.checkContradictions(ruleTrackers, data.domain);
+      policy.checkContradictions(
+        data.trackers.filter((t) => !t.isRule),
+        data.domain,
+      );
+    }
+    return policy;
+  }
+
+  static fromJSON(json: JsonObject): RulePolicy {
+    const rules = (
+      json.rules as { states: DialogueState[]; action: string; sources: string[] }[]
+    ).map((r) => ({ ...r, key: stateKey(r.states) }));
+    return new RulePolicy(
+      rules,
+      json.unhappy as { states: DialogueState[]; value: string }[],
+      json.config as RuleConfig,
+    );
+  }
+
+  toJSON(): JsonObject {
+    return {
+      type: this.type,
+      priority: this.priority,
+      config: this.config,
+      rules: this.rules.map((r) => ({ states: r.states, action: r.action, sources: r.sources })),
+      unhappy: this.unhappy,
+    };
+  }
+
+  predict(input: PredictionInput, name: string): PolicyPrediction {
+    const found = this.internalPredict(input.tracker, input.states);
+    const size = input.actionNames.length;
+    if (found.action !== null) {
+      const i = input.actionNames.indexOf(found.action);
+      const prediction = emptyPrediction(size, name, this.priority, {
+        events: found.events,
+        isNoUserPrediction: found.noUser,
+        inTrainingData: true,
+      });
+      if (i >= 0) {
+        prediction.probabilities[i] = 1;
+        return prediction;
+      }
+    }
+    const fallback = emptyPrediction(size, name, this.priority);
+    if (this.config.enableFallbackPrediction) {
+      const i = input.actionNames.indexOf(this.config.coreFallbackActionName);
+      if (i >= 0) fallback.probabilities[i] = this.config.coreFallbackThreshold;
+    }
+    return fallback;
+  }
+
+  private internalPredict(
+    tracker: DialogueStateTracker,
+    states: readonly DialogueState[],
+  ): InternalPrediction {
+    const none: InternalPrediction = { action: null, source: null, events: [], noUser: false };
+    // Default intents right after the user spoke.
+    if (tracker.latestActionName === ACTION_LISTEN_NAME) {
+      const intent = tracker.latestMessage.intent.name;
+      if (typeof intent === 'string' && DEFAULT_INTENT_ACTIONS[intent]) {
+        return { ...none, action: DEFAULT_INTENT_ACTIONS[intent], source: `default ${intent}` };
+      }
+    }
+    // Happy path of an active loop.
+    const loop = tracker.activeLoopName;
+    const rejected = tracker.activeLoop?.rejected ?? false;
+    if (loop !== null && !rejected) {
+      if (tracker.latestActionName !== loop) {
+        return { ...none, action: loop, source: `loop ${loop}`, noUser: true };
+      }
+      return { ...none, action: ACTION_LISTEN_NAME, source: `loop ${loop}`, noUser: true };
+    }
+    return this.fromRules(tracker, states);
+  }
+
+  private fromRules(
+    tracker: DialogueStateTracker,
+    states: readonly DialogueState[],
+  ): InternalPrediction {
+    let best: Rule | null = null;
+    for (const rule of this.rules) {
+      if (!applicable(rule.states, states)) continue;
+      if (best === null || rule.key.length > best.key.length) best = rule;
+    }
+    let action = best?.action ?? null;
+    const events: DialogueEvent[] = [];
+    const loop = tracker.activeLoopName;
+    if (loop !== null) {
+      const conditions = this.unhappy
+        .filter((u) => applicable(u.states, states))
+        .map((u) => u.value);
+      const lastRuleState = best?.states[best.states.length - 1];
+      const generalListen = action === ACTION_LISTEN_NAME && !lastRuleState?.active_loop;
+      if (generalListen) {
+        if (!conditions.includes(DO_NOT_PREDICT_LOOP_ACTION)) {
+          return { action: loop, source: `loop ${loop}`, events, noUser: false };
+        }
+        action = null;
+      }
+      if (conditions.includes(LOOP_WAS_INTERRUPTED)) {
+        events.push(loopInterrupted({ isInterrupted: true, timestamp: Date.now() / 1000 }));
+      }
+    }
+    if (action === null) return { action: null, source: null, events: [], noUser: false };
+    return { action, source: best?.sources.join(', ') ?? null, events, noUser: false };
+  }
+
+  /** Rasa's contradiction analysis: every rule must predict its own next actions. */
+  private checkContradictions(trackers: readonly TrainingTracker[], domain: Domain): void {
+    const problems: string[] = [];
+    for (const t of trackers) {
+      const running = new DialogueStateTracker(t.name, domain.slots);
+      let unpredictable = true;
+      for (const event of t.events) {
+        if (event.type !== 'action') {
+          running.update(event);
+          continue;
+        }
+        if (event.name === RULE_SNIPPET_ACTION_NAME) {
+          unpredictable = true;
+          continue;
+        }
+        if (unpredictable) {
+          unpredictable = false;
+          running.update(event);
+          continue;
+        }
+        const gold = event.name ?? event.actionText ?? '';
+        let found = this.internalPredict(running, trackerStates(running, domain));
+        const loop = running.activeLoopName;
+        if (loop !== null && found.action === loop) {
+          const probe = running.copy();
+          probe.update(actionExecutionRejected({ name: loop, timestamp: 0 }));
+          found = this.internalPredict(probe, trackerStates(probe, domain));
+        }
+        if (found.action !== null && found.action !== gold) {
+          const storyListen = !t.isRule && found.action === ACTION_LISTEN_NAME;
+          if (!storyListen) {
+            problems.push(
+              `- the prediction of the action '${gold}' in ${t.isRule ? 'rule' : 'story'} '${t.name}' (${t.file}:${t.line ?? '?'}) is contradicting with rule(s) '${found.source ?? '?'}'.`,
+            );
+          }
+        }
+        running.update(event);
+      }
+    }
+    if (problems.length > 0) {
+      throw new DialogueError(
+        'DIALOGUE.INVALID_RULE',
+        `Contradicting rules or stories found 🚨\n\n${[...new Set(problems)].join('\n')}\nPlease update your stories and rules so that they don't contradict each other.`,
+        { problems },
+      );
+    }
+  }
+}
+
+function checkRestrictedRules(rules: readonly TrainingTracker[]): void {
+  const bad = rules.filter((r) => r.userTurns > 1);
+  if (bad.length === 0) return;
+  const list = bad.map((r) => `- rule '${r.name}' (${r.file}:${r.line ?? '?'})`).join('\n');
+  throw new DialogueError(
+    'DIALOGUE.INVALID_RULE',
+    `Found rules with more than one user message:\n${list}\nRules are meant for short pieces of conversation with at most one user message (restrict_rules). Turn them into stories, or set 'restrict_rules: false' for the RulePolicy.`,
+    { rules: bad.map((r) => ({ name: r.name, file: r.file, line: r.line ?? null })) },
+  );
+}
+
+/** Keys of a rule: the states after the last `...` state. */
+function afterSnippet(states: readonly DialogueState[]): DialogueState[] {
+  const out: DialogueState[] = [];
+  for (let i = states.length - 1; i >= 0; i--) {
+    const s = states[i] as DialogueState;
+    if (s.prev_action?.action_name === RULE_SNIPPET_ACTION_NAME) break;
+    out.unshift(s);
+  }
+  return out;
+}
+
+function buildRules(trackers: readonly TrainingTracker[], domain: Domain): Rule[] {
+  // As in Rasa, a later rule with the same key overwrites an earlier one; the contradiction
+  // check then reports the rule that lost.
+  const byKey = new Map<string, Rule>();
+  for (const t of trackers) {
+    for (const ex of examplesOf(t, domain)) {
+      const states = afterSnippet(ex.states);
+      if (states.length === 0) continue;
+      const key = stateKey(states);
+      const known = byKey.get(key);
+      if (known !== undefined && known.action === ex.label) {
+        if (!known.sources.includes(t.name)) known.sources.push(t.name);
+      } else byKey.set(key, { states, key, action: ex.label, sources: [t.name] });
+    }
+  }
+  return [...byKey.values()].filter((r) => r.action !== RULE_SNIPPET_ACTION_NAME);
+}
+
+function buildUnhappy(
+  trackers: readonly TrainingTracker[],
+  domain: Domain,
+): { states: DialogueState[]; value: string }[] {
+  const lookup = new Map<string, { states: DialogueState[]; value: string }>();
+  for (const t of trackers) {
+    for (const ex of examplesOf(t, domain)) {
+      const last = ex.states[ex.states.length - 1];
+      const loop = last?.active_loop?.name;
+      if (!last || !loop || loop === SHOULD_NOT_BE_SET) continue;
+      const prev = ex.states[ex.states.length - 2];
+      const states: DialogueState[] =
+        ex.states.length === 1 || !prev?.prev_action
+          ? [last]
+          : [{ prev_action: prev.prev_action }, last];
+      const keyStates = afterSnippet(states);
+      if (keyStates.length === 0) continue;
+      const key = stateKey(keyStates);
+      if (isPrevActionListen(last) && ex.label === loop) {
+        lookup.set(key, { states: keyStates, value: LOOP_WAS_INTERRUPTED });
+      } else if (!isPrevActionListen(last) && ex.label !== loop) {
+        lookup.set(key, { states: keyStates, value: DO_NOT_PREDICT_LOOP_ACTION });
+      }
+    }
+  }
+  return [...lookup.values()];
+}
+
+/** Rasa's `_is_rule_applicable` over the whole conversation, walking back from its end. */
+function applicable(
+  rule: readonly DialogueState[],
+  conversation: readonly DialogueState[],
+): boolean {
+  for (let i = 0; i < conversation.length; i++) {
+    if (i >= rule.length) return true;
+    const ruleState = rule[rule.length - 1 - i] as DialogueState;
+    const state = conversation[conversation.length - 1 - i] as DialogueState;
+    const currentPrev = state.prev_action !== undefined;
+    const rulePrev = ruleState.prev_action !== undefined;
+    if (!currentPrev && !rulePrev) continue;
+    if (!currentPrev || !rulePrev) return false;
+    if (!matches(ruleState, state)) return false;
+  }
+  return true;
+}
+
+function matches(rule: DialogueState, state: DialogueState): boolean {
+  for (const [part, sub] of Object.entries(rule) as [string, Record<string, unknown>][]) {
+    const current = ((state as Record<string, unknown>)[part] ?? {}) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(sub)) {
+      const actual = current[key];
+      if (value === SHOULD_NOT_BE_SET) {
+        if (actual !== undefined && actual !== null && actual !== SHOULD_NOT_BE_SET) return false;
+        continue;
+      }
+      if (value === undefined || value === null || value === '') continue;
+      if (!sameValue(actual, value)) return false;
+    }
+  }
+  return true;
+}
+
+/** Equality of state values: strings, numbers, and arrays of them. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** States of events (for tests and tools). */
+export function ruleStatesOf(events: readonly DialogueEvent[], domain: Domain): DialogueState[] {
+  return statesForEvents('rule', events, domain);
+}

@@ -1,0 +1,295 @@
+import { ActionExecutionRejection, type Action, type ActionContext } from 'src/core/actions/action';
+import { actionFor } from 'src/core/actions/action-registry';
+import { type ActionEndpoint } from 'src/core/actions/remote-action';
+import { extractSlots } from 'src/core/actions/slot-extraction';
+import { type Domain } from 'src/core/domain/domain';
+import {
+  ACTION_LISTEN_NAME,
+  ACTION_SESSION_START_NAME,
+  USER_INTENT_RESTART,
+} from 'src/core/domain/domain-constants';
+import { actionExecuted } from 'src/core/events/action-executed';
+import { actionExecutionRejected } from 'src/core/events/action-execution-rejected';
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { type JsonObject } from 'src/core/events/event-base';
+import { externalUserUttered, userUttered, type UserUttered } from 'src/core/events/user-uttered';
+import { type EnsemblePrediction, type PolicyEnsemble } from 'src/core/policies/policy-ensemble';
+import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+
+/** Rasa's `MAX_NUMBER_OF_PREDICTIONS` default. */
+export const DEFAULT_MAX_NUMBER_OF_PREDICTIONS = 10;
+
+export interface ProcessorOptions {
+  /** Custom action server, or null. */
+  readonly endpoint: ActionEndpoint | null;
+  readonly maxPredictions?: number;
+  /** Strictly increasing event times (seconds). */
+  readonly now: () => number;
+  /** Warnings and action failures (logged by the caller). */
+  readonly warn?: (message: string, data?: JsonObject) => void;
+  readonly random?: () => number;
+}
+
+/** A user message ready to be logged (already parsed). */
+export interface ParsedUserMessage {
+  readonly text: string | null;
+  readonly parseData: JsonObject;
+  readonly inputChannel: string | null;
+  readonly messageId: string | null;
+  readonly metadata?: JsonObject | null;
+}
+
+/** How the next action was chosen. */
+export interface ActionPrediction {
+  readonly actionName: string;
+  readonly policyName: string | null;
+  readonly confidence: number | null;
+  readonly events: DialogueEvent[];
+  readonly hideRuleTurn: boolean;
+}
+
+/**
+ * Rasa's MessageProcessor without persistence: logs a user message, extracts slots, runs the
+ * prediction loop (followup actions first, ensemble otherwise, circuit breaker after
+ * `maxPredictions` actions), runs actions and applies their events to the tracker. The caller
+ * owns locking, session handling, persistence and sending bot messages.
+ */
+export class DialogueProcessor {
+  constructor(
+    readonly domain: Domain,
+    readonly ensemble: PolicyEnsemble | null,
+    private readonly options: ProcessorOptions,
+  ) {}
+
+  /** Whether there is a dialogue model (false: NLU-only, messages are only logged). */
+  get hasCore(): boolean {
+    return this.ensemble !== null;
+  }
+
+  /** The `user` event of a parsed message (Rasa `UserUttered` as the processor builds it). */
+  userEvent(message: ParsedUserMessage): UserUttered {
+    const intent = isObject(message.parseData.intent) ? message.parseData.intent : {};
+    const entities = Array.isArray(message.parseData.entities)
+      ? (message.parseData.entities as JsonObject[])
+      : [];
+    return userUttered({
+      text: message.text,
+      intent,
+      entities,
+      parseData: {
+        ...message.parseData,
+        text: message.text,
+        message_id: message.messageId,
+        metadata: message.metadata ?? {},
+      },
+      inputChannel: message.inputChannel,
+      messageId: message.messageId,
+      metadata: message.metadata ?? {},
+      timestamp: this.options.now(),
+    });
+  }
+
+  /** Logs the message, extracts slots and (with a dialogue model) predicts and acts. */
+  async handleUserMessage(
+    tracker: DialogueStateTracker,
+    message: ParsedUserMessage,
+    channel: string | null,
+  ): Promise<void> {
+    tracker.update(this.userEvent(message));
+    if (!this.hasCore) return;
+    await this.runExtractSlots(tracker);
+    await this.runPredictionLoop(tracker, channel);
+  }
+
+  /** Rasa's `trigger_external_user_uttered`: an intent stands in for a user message. */
+  async triggerIntent(
+    tracker: DialogueStateTracker,
+    intent: string,
+    entities: readonly JsonObject[],
+    channel: string | null,
+  ): Promise<void> {
+    tracker.update(
+      externalUserUttered({
+        intentName: intent,
+        entities,
+        inputChannel: tracker.latestInputChannel,
+        timestamp: this.options.now(),
+      }),
+    );
+    if (!this.hasCore) return;
+    await this.runExtractSlots(tracker);
+    await this.runPredictionLoop(tracker, channel);
+  }
+
+  runExtractSlots(tracker: DialogueStateTracker): Promise<void> {
+    for (const e of extractSlots(this.domain, tracker, this.options.now())) tracker.update(e);
+    return Promise.resolve();
+  }
+
+  /** The ensemble's prediction for the tracker (null without a dialogue model). */
+  predict(tracker: DialogueStateTracker): EnsemblePrediction | null {
+    return this.ensemble === null ? null : this.ensemble.predict(tracker, this.domain);
+  }
+
+  /** Predicts and runs actions until `action_listen` (or the circuit breaker trips). */
+  async runPredictionLoop(tracker: DialogueStateTracker, channel: string | null): Promise<void> {
+    const max = this.options.maxPredictions ?? DEFAULT_MAX_NUMBER_OF_PREDICTIONS;
+    let again = true;
+    while (again && this.shouldHandle(tracker)) {
+      if (actionsSinceListen(tracker) >= max) {
+        this.options.warn?.(
+          `Circuit breaker tripped. Stopped predicting more actions for sender '${tracker.senderId}'.`,
+          { sender_id: tracker.senderId, max_number_of_predictions: max },
+        );
+        break;
+      }
+      const next = this.nextAction(tracker);
+      if (next === null) break;
+      again = await this.runAction(tracker, next, channel);
+    }
+  }
+
+  /** Followup action when set (and known), else the ensemble's choice. */
+  nextAction(tracker: DialogueStateTracker): ActionPrediction | null {
+    const followup = tracker.followupAction;
+    // A tracker starts (and resets) with `action_listen` as its followup: that one is not a request.
+    if (followup && followup !== ACTION_LISTEN_NAME) {
+      if (this.domain.actionNamesOrTexts.includes(followup)) {
+        return {
+          actionName: followup,
+          policyName: 'followup_action',
+          confidence: 1,
+          events: [],
+          hideRuleTurn: false,
+        };
+      }
+    }
+    const p = this.predict(tracker);
+    if (p === null) return null;
+    return {
+      actionName: p.actionName,
+      policyName: p.policyName,
+      confidence: p.maxConfidence,
+      events: p.events,
+      hideRuleTurn: p.hideRuleTurn,
+    };
+  }
+
+  /**
+   * Runs one action on a copy of the tracker with the prediction's events, then logs prediction
+   * events, `action` and the action's events. A rejection logs `action_execution_rejected`;
+   * other failures are reported and the action counts as executed without events. Returns
+   * whether another action should be predicted.
+   */
+  async runAction(
+    tracker: DialogueStateTracker,
+    prediction: ActionPrediction,
+    channel: string | null,
+  ): Promise<boolean> {
+    const name = prediction.actionName;
+    const action: Action = actionFor(name, this.domain);
+    let events: DialogueEvent[];
+    try {
+      // Actions only read the tracker: a copy is needed only to show them the prediction's events.
+      let temporary = tracker;
+      if (prediction.events.length > 0) {
+        temporary = tracker.copy();
+        for (const e of prediction.events) temporary.update(e);
+      }
+      events = await action.run(this.context(temporary, channel));
+    } catch (error) {
+      if (error instanceof ActionExecutionRejection) {
+        this.options.warn?.(error.message, { action: name });
+        tracker.update(
+          actionExecutionRejected({
+            name,
+            policy: prediction.policyName,
+            confidence: prediction.confidence,
+            timestamp: this.options.now(),
+          }),
+        );
+        return shouldPredictAnother(name);
+      }
+      this.options.warn?.(
+        `Encountered an exception while running action '${name}'. Bot will continue, but the actions events are lost. ${(error as Error).message}`,
+        { action: name },
+      );
+      events = [];
+    }
+    const rejectedManually = events.some((e) => e.type === 'action_execution_rejected');
+    if (!rejectedManually) {
+      for (const e of prediction.events) tracker.update(e);
+      tracker.update(
+        actionExecuted({
+          name,
+          policy: prediction.policyName,
+          confidence: prediction.confidence,
+          hideRuleTurn: prediction.hideRuleTurn,
+          timestamp: this.options.now(),
+        }),
+      );
+    }
+    for (const e of events) tracker.update(e);
+    if (events.some((e) => e.type === 'user')) await this.runExtractSlots(tracker);
+    return shouldPredictAnother(name);
+  }
+
+  /** Runs a named action (op 8, `execute`): unknown names throw `DIALOGUE.UNKNOWN_ACTION`. */
+  async executeAction(
+    tracker: DialogueStateTracker,
+    name: string,
+    policy: string | null,
+    confidence: number | null,
+    channel: string | null,
+  ): Promise<void> {
+    actionFor(name, this.domain);
+    await this.runAction(
+      tracker,
+      {
+        actionName: name,
+        policyName: policy,
+        confidence: confidence ?? 0,
+        events: [],
+        hideRuleTurn: false,
+      },
+      channel,
+    );
+  }
+
+  context(tracker: DialogueStateTracker, channel: string | null): ActionContext {
+    return {
+      tracker,
+      domain: this.domain,
+      channel,
+      now: this.options.now,
+      endpoint: this.options.endpoint,
+      actionFor: (n) => actionFor(n, this.domain),
+      ...(this.options.random ? { random: this.options.random } : {}),
+    };
+  }
+
+  private shouldHandle(tracker: DialogueStateTracker): boolean {
+    return !tracker.paused || tracker.latestMessage.intent.name === USER_INTENT_RESTART;
+  }
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function shouldPredictAnother(name: string): boolean {
+  return name !== ACTION_LISTEN_NAME && name !== ACTION_SESSION_START_NAME;
+}
+
+/** Executed actions since the latest `action_listen` / `action_session_start`. */
+export function actionsSinceListen(tracker: DialogueStateTracker): number {
+  let n = 0;
+  const events = tracker.events;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i] as DialogueEvent;
+    if (e.type !== 'action') continue;
+    if (e.name === ACTION_LISTEN_NAME || e.name === ACTION_SESSION_START_NAME) break;
+    n++;
+  }
+  return n;
+}

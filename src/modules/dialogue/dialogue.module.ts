@@ -1,0 +1,40 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { MessageHandler } from 'src/core';
+import { TrackerSideEffects } from 'src/modules/tracker/side-effects';
+import { TrackerModule } from 'src/modules/tracker/tracker.module';
+import { type AppConfig } from 'src/platform/config/app-config';
+import { ConversationDialogueController } from './conversation-dialogue.controller';
+import { DialogueService } from './dialogue.service';
+import { ModelDialogueController } from './model-dialogue.controller';
+import { OutputChannelRegistry } from './output-channel.registry';
+import { ReminderScheduler } from './reminder.scheduler';
+import { RestWebhookController } from './rest-webhook.controller';
+import { DialogueSideEffects } from './side-effects.service';
+
+/**
+ * The dialogue engine as a Nest module: the message loop (MessageHandler, injected by every
+ * channel), the output-channel registry for `output_channel`, reminders, the dialogue routes
+ * (execute, trigger_intent, predict, model/predict, model/test/stories) and the `rest` channel.
+ */
+@Global()
+@Module({})
+export class DialogueModule {
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: DialogueModule,
+      imports: [TrackerModule.forRoot(config, databaseUrl)],
+      controllers: [
+        ...(config.http.enableApi ? [ConversationDialogueController, ModelDialogueController] : []),
+        RestWebhookController,
+      ],
+      providers: [
+        DialogueService,
+        OutputChannelRegistry,
+        ReminderScheduler,
+        { provide: MessageHandler, useExisting: DialogueService },
+        { provide: TrackerSideEffects, useClass: DialogueSideEffects },
+      ],
+      exports: [DialogueService, MessageHandler, OutputChannelRegistry, TrackerSideEffects],
+    };
+  }
+}

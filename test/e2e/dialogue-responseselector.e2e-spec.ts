@@ -1,0 +1,89 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { cli } from 'test/utils/cli';
+import { SHARED, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
+
+const BOT = join(SHARED, 'bots', 'responseselectorbot');
+
+/** The responseselectorbot (NLU + policies) answering retrieval intents through the REST channel. */
+describe('responseselectorbot dialogue end to end', () => {
+  let dir: string;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-rsb-dlg-'));
+    const trained = cli(
+      [
+        'train',
+        '--data',
+        join(BOT, 'data'),
+        '--domain',
+        join(BOT, 'domain.yml'),
+        '--config',
+        join(BOT, 'config.yml'),
+        '--out',
+        join(dir, 'models'),
+      ],
+      {},
+      120_000,
+    );
+    if (trained.status !== 0) throw new Error(`training failed: ${trained.stderr}`);
+    t = await startTestApp();
+    await request(t.url)
+      .put('/model')
+      .send({ model_file: join(dir, 'models') })
+      .expect(204);
+  }, 180_000);
+
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a chitchat question with the selected retrieval response', async () => {
+    const sender = uniqueId('rsb');
+    const res = await request(t.url)
+      .post('/webhooks/rest/webhook')
+      .send({ sender, message: 'what is the weather like' })
+      .expect(200);
+    // One of the two variations of utter_chitchat/ask_weather, picked at random as Rasa does.
+    expect([
+      [
+        { recipient_id: sender, text: 'Oh, it does look sunny right now in Berlin.' },
+        { recipient_id: sender, image: 'https://i.imgur.com/vwv7aHN.png' },
+      ],
+      [
+        {
+          recipient_id: sender,
+          text: 'I am not sure of the whole week but I can see the sun is out today.',
+        },
+      ],
+    ]).toContainEqual(res.body);
+    const tracker = await request(t.url).get(`/conversations/${sender}/tracker`).expect(200);
+    const bot = (tracker.body.events as Record<string, unknown>[]).find((e) => e.event === 'bot');
+    expect(bot?.metadata).toMatchObject({ utter_action: 'utter_chitchat' });
+  });
+
+  it('passes its test stories over HTTP with conversation accuracy 1.0', async () => {
+    const stories = readFileSync(join(BOT, 'stories', 'test_stories.yml'), 'utf8');
+    const res = await request(t.url)
+      .post('/model/test/stories')
+      .set('Content-Type', 'application/x-yaml')
+      .send(stories)
+      .expect(200);
+    expect(res.body.report.conversation_accuracy).toEqual({
+      accuracy: 1,
+      correct: 2,
+      with_warnings: 0,
+      total: 2,
+    });
+    expect(res.body.actions).toContainEqual(
+      expect.objectContaining({
+        action: 'utter_chitchat/ask_name',
+        predicted: 'utter_chitchat/ask_name',
+      }),
+    );
+  });
+});
