@@ -65,8 +65,9 @@ export class VoiceAuthService {
 
   private check(request: IncomingMessage, nowMs: number): AuthOutcome {
     const missing = REQUIRED_HEADERS.filter((h) => headerOf(request, h) === undefined);
-    if (missing.length > 0)
-      {return { ok: false, reason: `missing header(s): ${missing.join(', ')}` };}
+    if (missing.length > 0) {
+      return { ok: false, reason: `missing header(s): ${missing.join(', ')}` };
+    }
     const apiKey = headerOf(request, 'x-api-key') ?? '';
     const keyMatches = timingSafeEqual(digest(apiKey), this.keyDigest);
     const sessionId = headerOf(request, 'audiohook-session-id') ?? '';
@@ -105,8 +106,9 @@ export class VoiceAuthService {
           requiredComponents: SIGNED_COMPONENTS,
           keyFor: (keyid) => (keyid === this.config.apiKey ? secret : null),
           precondition: (params) => {
-            if ((params.nonce ?? '').length < 22)
-              {return 'signature nonce missing or shorter than 22 characters';}
+            if ((params.nonce ?? '').length < 22) {
+              return 'signature nonce missing or shorter than 22 characters';
+            }
             if (params.keyid !== apiKey) return 'signature keyid does not match X-API-KEY';
             return null;
           },
@@ -117,16 +119,18 @@ export class VoiceAuthService {
     if (result.code === 'FAILED' && this.config.serverUrl !== headerOf(request, 'host')) {
       result = verify(this.config.serverUrl);
     }
-    if (result.code !== 'VERIFIED')
-      {return `signature ${result.code.toLowerCase()}: ${result.reason}`;}
+    if (result.code !== 'VERIFIED') {
+      return `signature ${result.code.toLowerCase()}: ${result.reason}`;
+    }
     const params = result.params ?? {};
     const nonce = params.nonce ?? '';
     const expiresAt = Math.min(
       params.expires ?? Infinity,
       (params.created ?? now) + MAX_SIGNATURE_AGE,
     );
-    if (!this.nonces.remember(nonce, expiresAt, now))
-      {return 'signature nonce already used (replay)';}
+    if (!this.nonces.remember(nonce, expiresAt, now)) {
+      return 'signature nonce already used (replay)';
+    }
     return null;
   }
 }

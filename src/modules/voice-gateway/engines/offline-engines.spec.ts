@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mulawSilence, type RecognitionEvent } from 'src/core';
 import { readNluYaml } from 'src/core/training-data';
+import { UtteranceBuffer } from 'src/core/voice/outbound-audio';
 import {
   DEFAULT_POCKETSPHINX_MODEL_DIR,
   PocketsphinxRecognizer,
@@ -78,5 +79,18 @@ describe('offline speech engines', () => {
     const setup = pocketsphinxSetup({ modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR, phrases: [] });
     expect(setup.mode).toBe('language-model');
     expect(setup.args).toContain('-lm');
+  });
+
+  it('buffers a long flite answer into messages of more than 32 KB and at most 64,000 bytes', async () => {
+    const tts = ProcessTts.fromOptions('flite', {});
+    const buffer = new UtteranceBuffer();
+    const messages: Uint8Array[] = [];
+    for await (const chunk of tts.synthesize('I am a bot, powered by Rasa. '.repeat(8))) {
+      messages.push(...buffer.push(chunk));
+    }
+    messages.push(...buffer.end());
+    expect(messages.length).toBeGreaterThan(1);
+    for (const m of messages.slice(0, -1)) expect(m.length).toBeGreaterThan(32_000);
+    for (const m of messages) expect(m.length).toBeLessThanOrEqual(64_000);
   });
 });

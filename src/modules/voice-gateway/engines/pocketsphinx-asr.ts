@@ -132,8 +132,9 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
       while (newline >= 0) {
         const line = this.pending.slice(0, newline).trim();
         this.pending = this.pending.slice(newline + 1);
-        if (line.length > 0)
-          {for (const listener of this.listeners) listener({ kind: 'final', text: line });}
+        if (line.length > 0) {
+          for (const listener of this.listeners) listener({ kind: 'final', text: line });
+        }
         newline = this.pending.indexOf('\n');
       }
     });
