@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AssistantModule } from 'src/modules/assistant/assistant.module';
 import { AuthModule } from 'src/modules/auth/auth.module';
+import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql/conversations-graphql.module';
 import { DialogueModule } from 'src/modules/dialogue/dialogue.module';
+import { ModelStoreModule } from 'src/modules/model-store/model-store.module';
 import { ModelModule } from 'src/modules/model/model.module';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
 import { TrackerModule } from 'src/modules/tracker/tracker.module';
@@ -29,6 +31,8 @@ export class AppModule {
         TrackerModule.forRoot(config, databaseUrl),
         ModelModule.forRoot(config),
         DialogueModule.forRoot(config, databaseUrl),
+        ConversationsGraphqlModule,
+        ModelStoreModule.forRoot(config),
         VoiceGatewayModule.forRoot(config),
       ],
     };

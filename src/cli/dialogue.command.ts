@@ -19,7 +19,7 @@ import {
 } from 'src/core';
 import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { readActionEndpoint } from 'src/modules/dialogue/action-endpoint';
-import { loadModelArchive, resolveModelPath } from 'src/modules/model/model-loader';
+import { loadModelArchive, resolveModelPath } from 'src/modules/model-store/model-loader';
 import { parseText } from 'src/modules/model/parse-text';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 

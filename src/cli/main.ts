@@ -82,6 +82,10 @@ export function buildCli(): Command {
     .option('--out <dir>', 'output directory for the model (default models/)')
     .option('--fixed-model-name <name>', 'name of the model file')
     .option('--force', 'train even when nothing changed', false)
+    .option(
+      '--remote-storage <kind>',
+      'upload to aws, gcs, azure or <module>.<class> (--out: path in the bucket, default models/)',
+    )
     .action(async (opts: TrainOptions) => {
       const { trainModel } = await import('./train.command.js');
       const result = await trainModel(opts);

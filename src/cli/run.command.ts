@@ -2,6 +2,7 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { createParleyApp } from 'src/bootstrap/create-app';
+import { startEmbeddedIdpIfConfigured } from 'src/modules/auth/oidc/embedded-idp/embedded-idp.bootstrap';
 import { type AppConfig } from 'src/platform/config/app-config';
 import {
   startEmbeddedPostgres,
@@ -12,7 +13,8 @@ import {
  * `parley run`: resolve the database (DATABASE_URL, or the embedded PostgreSQL under
  * `.parley/`), start the HTTP server, and shut both down cleanly on SIGINT/SIGTERM.
  */
-export async function runServer(config: AppConfig): Promise<void> {
+export async function runServer(configured: AppConfig): Promise<void> {
+  let config = configured;
   const log = pino({ level: config.logLevel, base: { context: 'Bootstrap' } });
   if (config.files.credentials !== null && !existsSync(config.files.credentials)) {
     log.warn(
@@ -35,6 +37,9 @@ export async function runServer(config: AppConfig): Promise<void> {
       'embedded PostgreSQL started',
     );
   }
+  const started = await startEmbeddedIdpIfConfigured(config, log);
+  config = started.config;
+  const idp = started.idp;
   let app: NestExpressApplication | null = null;
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -44,6 +49,7 @@ export async function runServer(config: AppConfig): Promise<void> {
     try {
       await app?.close();
     } finally {
+      await idp?.stop().catch(() => undefined);
       await embedded?.stop().catch(() => undefined);
       process.exit(0);
     }
@@ -59,6 +65,7 @@ export async function runServer(config: AppConfig): Promise<void> {
       'Parley is listening',
     );
   } catch (e) {
+    await idp?.stop().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw e;
   }

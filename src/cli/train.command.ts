@@ -12,6 +12,7 @@ import {
   readStoriesYaml,
   type StoryBlock,
 } from 'src/core/training-data/stories-yaml-reader';
+import { uploadTrainedModel } from 'src/modules/model-store/upload';
 import { trainNluModel } from 'src/modules/model/train-nlu-model';
 
 /** Options of `parley train`, as commander hands them over. */
@@ -22,12 +23,16 @@ export interface TrainOptions {
   out?: string;
   fixedModelName?: string;
   force?: boolean;
+  /** Upload the trained archive: aws, gcs, azure or <module>.<class>; `out` is then the bucket path. */
+  remoteStorage?: string;
 }
 
 export interface TrainResult {
   /** Path of the written archive, or of the existing one when training was skipped. */
   readonly path: string;
   readonly skipped: boolean;
+  /** Object key in remote storage when `--remote-storage` was given. */
+  readonly remoteKey?: string;
 }
 
 const YAML_EXTENSIONS = new Set(['.yml', '.yaml']);
@@ -72,7 +77,8 @@ export async function trainModel(
   const dataPaths = opts.data && opts.data.length ? opts.data : ['data'];
   const domainFile = opts.domain ?? 'domain.yml';
   const configFile = opts.config ?? 'config.yml';
-  const outDir = opts.out ?? 'models';
+  // With remote storage `--out` is the path in the bucket; the archive is also kept in models/.
+  const outDir = opts.remoteStorage === undefined ? (opts.out ?? 'models') : 'models';
 
   const configText = await readFile(configFile, 'utf8');
   const config = readConfigYaml(configText, configFile);
@@ -97,7 +103,7 @@ export async function trainModel(
   }
   const data = parts.length > 0 ? mergeNluTrainingData(parts) : null;
 
-  return trainNluModel(
+  const result = await trainNluModel(
     {
       data,
       stories,
@@ -111,4 +117,9 @@ export async function trainModel(
     },
     log,
   );
+  if (opts.remoteStorage !== undefined) {
+    const key = await uploadTrainedModel(opts.remoteStorage, result.path, opts.out ?? null, log);
+    return { ...result, remoteKey: key };
+  }
+  return result;
 }

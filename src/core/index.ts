@@ -121,6 +121,7 @@ export {
 export { Clock, SystemClock } from 'src/core/ports/clock';
 export { LockStore } from 'src/core/ports/lock-store';
 export { MessageHandler } from 'src/core/ports/message-handler';
+export { ModelPersistor, remoteModelKey } from 'src/core/ports/model-persistor';
 export {
   TrackerStore,
   type RetrieveOptions,

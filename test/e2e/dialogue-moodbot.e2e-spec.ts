@@ -153,6 +153,28 @@ describe('moodbot dialogue end to end', () => {
     ]);
   });
 
+  it('streams the messages as JSON lines with ?stream=true', async () => {
+    const sender = uniqueId('mood');
+    await say(sender, '/greet');
+    const res = await request(t.url)
+      .post('/webhooks/rest/webhook?stream=true')
+      .send({ sender, message: '/mood_unhappy' })
+      .buffer(true)
+      .parse((r, cb) => {
+        let text = '';
+        r.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        r.on('end', () => cb(null, text));
+      })
+      .expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    const lines = (res.body as string).split('\n').filter(Boolean);
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { recipient_id: sender, text: 'Here is something to cheer you up:' },
+      { recipient_id: sender, image: 'https://i.imgur.com/iPa8HCj.jpeg' },
+      { recipient_id: sender, text: 'Did that help you?' },
+    ]);
+  });
+
   it('answers a bot challenge anywhere by the rule', async () => {
     const sender = uniqueId('mood');
     expect(await say(sender, '/bot_challenge')).toEqual([

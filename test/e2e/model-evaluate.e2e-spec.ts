@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { trainModel } from 'src/cli/train.command';
 import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
-import { loadModelArchive } from 'src/modules/model/model-loader';
+import { loadModelArchive } from 'src/modules/model-store/model-loader';
 import request from 'supertest';
 import { SHARED, startTestApp, type TestApp } from 'test/utils/create-test-app';
 

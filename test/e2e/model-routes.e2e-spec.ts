@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { trainModel } from 'src/cli/train.command';
-import { ModelAdminService } from 'src/modules/model/model-admin.service';
-import { DEFAULT_FETCH_LIMITS } from 'src/modules/model/model-server';
+import { DEFAULT_FETCH_LIMITS } from 'src/modules/model-store/model-server-client';
+import { ModelStore } from 'src/modules/model-store/model-store.service';
 import request from 'supertest';
 import { Header } from 'tar';
 import { SHARED, startTestApp, testDomain, type TestApp } from 'test/utils/create-test-app';
@@ -299,7 +299,7 @@ describe('model management routes (PUT/DELETE /model, GET /domain, GET /license)
     });
 
     it('caps the download size and the wait for the model server', async () => {
-      const admin = t.app.get(ModelAdminService);
+      const admin = t.app.get(ModelStore);
       const big = await modelServer(readFileSync(archive), { ETag: '"big"' });
       const silent: Server = createServer(() => undefined);
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -340,14 +340,44 @@ describe('model management routes (PUT/DELETE /model, GET /domain, GET /license)
       }
     });
 
-    it('answers 400 on remote_storage: not available in this version', async () => {
+    it('answers 400 on remote_storage aws without configuration, naming what is missing', async () => {
       const res = await request(t.url)
         .put('/model')
         .send({ model_file: 'model.tar.gz', remote_storage: 'aws' });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ reason: 'BadRequest', code: 400 });
-      expect(res.body.message).toMatch(/Remote storage \('aws'\) is not available/);
-      expect(res.body.details).toEqual({ parameter: 'remote_storage', in: 'body' });
+      expect(res.body.message).toMatch(/Remote storage 'aws' is not configured: set BUCKET_NAME/);
+      expect(res.body.details).toMatchObject({ parameter: 'remote_storage', in: 'body' });
+      expect(res.body.details.missing).toContain('BUCKET_NAME');
+      await expectTestDomainServing();
+    });
+
+    it.each([
+      ['gcs', /Remote storage 'gcs' is not available.*GOOGLE_APPLICATION_CREDENTIALS/],
+      ['azure', /Remote storage 'azure' is not available.*AZURE_CONTAINER/],
+      ['nomodule.Persistor', /Custom persistor 'nomodule.Persistor': no module nomodule\.js/],
+    ])(
+      'answers 400 on remote_storage %s, naming the missing configuration',
+      async (kind, message) => {
+        const res = await request(t.url)
+          .put('/model')
+          .send({ model_file: 'model.tar.gz', remote_storage: kind });
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ reason: 'BadRequest', code: 400 });
+        expect(res.body.message).toMatch(message);
+        await expectTestDomainServing();
+      },
+    );
+
+    it('answers 400 on remote_storage without a model name, and on a bad kind', async () => {
+      const noName = await request(t.url).put('/model').send({ remote_storage: 'aws' });
+      expect(noName.status).toBe(400);
+      expect(noName.body.message).toMatch(/needs the model's name in 'model_file'/);
+      const bad = await request(t.url)
+        .put('/model')
+        .send({ model_file: 'm', remote_storage: '../etc/passwd' });
+      expect(bad.status).toBe(400);
+      expect(bad.body.details).toEqual({ parameter: 'remote_storage', in: 'body' });
       await expectTestDomainServing();
     });
   });

@@ -11,12 +11,37 @@ export function cli(
   args: string[],
   env: Record<string, string> = {},
   timeoutMs = 60_000,
+  cwd = ROOT,
 ): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     encoding: 'utf8',
     timeout: timeoutMs,
+  });
+}
+
+/**
+ * `cli()` without blocking this process: needed when the CLI talks to a server running inside
+ * the test process (an S3 server, a model server).
+ */
+export function cliAsync(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd = ROOT,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (status) => resolve({ status, stdout, stderr }));
   });
 }
 

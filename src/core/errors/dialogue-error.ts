@@ -12,6 +12,7 @@ export type DialogueErrorCode =
   | 'MODEL.NOT_FOUND'
   | 'MODEL.SERVER_ERROR'
   | 'MODEL.REMOTE_STORAGE_UNAVAILABLE'
+  | 'MODEL.STORAGE_ERROR'
   | 'DOMAIN.INVALID'
   | 'LOCK.TIMEOUT'
   | 'AUTH.NOT_AUTHENTICATED'
@@ -27,7 +28,10 @@ export type DialogueErrorCode =
   | 'DIALOGUE.UNKNOWN_INTENT'
   | 'DIALOGUE.PREDICTION_ERROR'
   | 'DIALOGUE.TESTING_ERROR'
-  | 'DIALOGUE.NO_CORE_MODEL';
+  | 'DIALOGUE.NO_CORE_MODEL'
+  | 'CONVERSATIONS.CONVERSATION_NOT_FOUND'
+  | 'CONVERSATIONS.TAG_NOT_FOUND'
+  | 'CONVERSATIONS.TAG_OF_OTHER_ASSISTANT';
 
 /** Base error of the core: a stable `code`, a human message and structured `details`. */
 export class DialogueError extends Error {

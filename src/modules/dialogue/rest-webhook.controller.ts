@@ -1,5 +1,12 @@
-import { Body, Controller, Get, HttpCode, Logger, Post } from '@nestjs/common';
-import { CollectingOutputChannel, DialogueError, MessageHandler, type JsonObject } from 'src/core';
+import { Body, Controller, Get, HttpCode, Logger, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import {
+  CollectingOutputChannel,
+  DialogueError,
+  MessageHandler,
+  OutputChannel,
+  type JsonObject,
+} from 'src/core';
 import { Public } from 'src/platform/auth/public.decorator';
 
 /**
@@ -22,9 +29,26 @@ export class RestWebhookController {
 
   @Post('webhook')
   @HttpCode(200)
-  async webhook(@Body() body: unknown): Promise<JsonObject[]> {
+  async webhook(
+    @Body() body: unknown,
+    @Query('stream') stream: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
     const input = restInput(body);
+    if (String(stream).toLowerCase() === 'true') {
+      // `?stream=true`: each message is written as one JSON line as soon as it is sent.
+      res.status(200).type('text/event-stream');
+      const streaming = new StreamingOutputChannel(res);
+      await this.handle(input, streaming);
+      res.end();
+      return;
+    }
     const output = new CollectingOutputChannel();
+    await this.handle(input, output);
+    res.status(200).json(output.messages);
+  }
+
+  private async handle(input: RestInput, output: OutputChannel): Promise<void> {
     try {
       await this.handler.handleMessage({
         text: input.message,
@@ -40,7 +64,22 @@ export class RestWebhookController {
         'an exception occurred while handling the user message',
       );
     }
-    return output.messages;
+  }
+}
+
+/** Writes each message as a JSON line to the response (the REST channel's stream mode). */
+class StreamingOutputChannel extends OutputChannel {
+  readonly name = 'collector';
+  private readonly collector = new CollectingOutputChannel();
+
+  constructor(private readonly res: Response) {
+    super();
+  }
+
+  async send(recipientId: string, message: JsonObject): Promise<void> {
+    await this.collector.send(recipientId, message);
+    const collected = this.collector.messages.pop();
+    this.res.write(`${JSON.stringify(collected)}\n`);
   }
 }
 

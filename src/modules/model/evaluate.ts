@@ -10,8 +10,8 @@ import {
   type NluExample,
   type NluTrainingData,
 } from 'src/core/training-data';
+import { loadModelArchive, resolveModelPath } from 'src/modules/model-store/model-loader';
 import { parseDocument, stringify } from 'yaml';
-import { loadModelArchive, resolveModelPath } from './model-loader';
 
 export const NO_TEST_DATA =
   'You must provide some nlu data in the request body in order to evaluate your model.';

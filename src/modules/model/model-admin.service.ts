@@ -2,16 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { resolve } from 'node:path';
 import { DialogueError } from 'src/core';
 import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
+import {
+  parseModelServerConfig,
+  type ModelServerConfig,
+} from 'src/modules/model-store/model-server-client';
+import { ModelServerPoller } from 'src/modules/model-store/model-server-poller';
+import { ModelStore } from 'src/modules/model-store/model-store.service';
 import { ApiError } from 'src/platform/errors/api-error';
 import { stringify } from 'yaml';
-import { loadModelArchive, resolveModelPath } from './model-loader';
-import {
-  DEFAULT_FETCH_LIMITS,
-  fetchModelFromServer,
-  parseModelServerConfig,
-  type FetchLimits,
-  type ModelServerConfig,
-} from './model-server';
 
 const NO_PATH = 'No path to model file defined in request_body.';
 
@@ -66,19 +64,6 @@ export function parseReplaceRequest(body: unknown): ReplaceRequest {
   return { modelFile, modelServer, remoteStorage };
 }
 
-/** Anything that escapes the loader becomes a 400 `LoadingError`; DialogueErrors keep their code. */
-function asLoadingError(e: unknown, source: string): DialogueError {
-  if (e instanceof DialogueError) return e;
-  const reason = e instanceof Error ? e.message : String(e);
-  return new DialogueError(
-    'MODEL.INVALID_ARCHIVE',
-    `${source}: could not load the model: ${reason}`,
-    {
-      reason: 'unreadable',
-    },
-  );
-}
-
 /**
  * Operations that change or show the served model: `PUT /model`, `DELETE /model`,
  * `GET /domain`. A replacement is built completely before it is swapped in with one
@@ -87,73 +72,63 @@ function asLoadingError(e: unknown, source: string): DialogueError {
 @Injectable()
 export class ModelAdminService {
   private readonly logger = new Logger(ModelAdminService.name);
-  /** ETag of the model last pulled from a model server, while that model is served. */
-  private pulled: { assistant: LoadedAssistant; etag: string } | null = null;
-  /** Overridable by tests. */
-  fetchLimits: FetchLimits = DEFAULT_FETCH_LIMITS;
 
-  constructor(private readonly registry: AssistantRegistry) {}
+  constructor(
+    private readonly registry: AssistantRegistry,
+    private readonly store: ModelStore,
+    private readonly poller: ModelServerPoller,
+  ) {}
 
   /**
    * Op 17 (`PUT /model`): sources in the spec's order — `model_file` when that path exists
-   * locally, then `model_server`, then `remote_storage` (not available: 400); a `model_file`
-   * that exists nowhere is a 400. Every failure leaves the served model as it was.
+   * locally, then `model_server` (polled afterwards when it has a `wait_time_between_pulls`),
+   * then `remote_storage` with `model_file` as the model's name. Every failure leaves the
+   * served model as it was.
    */
   async replace(body: unknown): Promise<LoadedAssistant> {
     const request = parseReplaceRequest(body);
-    let assistant: LoadedAssistant | null = null;
-    let etag: string | null = null;
-    const localPath =
-      request.modelFile === null ? null : await resolveModelPath(resolve(request.modelFile));
-    if (localPath !== null) {
-      try {
-        assistant = await loadModelArchive(localPath);
-      } catch (e) {
-        throw asLoadingError(e, localPath);
-      }
-    } else if (request.modelServer !== null) {
-      const current = this.registry.current();
-      const fingerprint =
-        this.pulled !== null && this.pulled.assistant === current ? this.pulled.etag : null;
-      const download = await fetchModelFromServer(
-        request.modelServer,
-        fingerprint,
-        this.fetchLimits,
-      );
-      try {
-        assistant = await loadModelArchive(download.path);
-        etag = download.etag;
-      } catch (e) {
-        throw asLoadingError(e, request.modelServer.url);
-      } finally {
-        await download.cleanup();
-      }
-    } else if (request.remoteStorage !== null) {
-      throw new DialogueError(
-        'MODEL.REMOTE_STORAGE_UNAVAILABLE',
-        `Remote storage ('${request.remoteStorage}') is not available in this version of Parley; the model was not loaded. Use 'model_file' (a local path) or 'model_server' instead.`,
-        { parameter: 'remote_storage', in: 'body' },
-      );
-    } else {
-      throw new DialogueError(
-        'MODEL.NOT_FOUND',
-        `Agent with name '${request.modelFile ?? ''}' could not be loaded: no model archive at that path.`,
-        { parameter: 'model_file', in: 'body' },
-      );
+    const local =
+      request.modelFile === null ? null : await this.store.loadLocal(resolve(request.modelFile));
+    if (local !== null) {
+      this.poller.stop();
+      this.store.swap(local, 'local');
+      return local;
     }
-    this.registry.load(assistant);
-    this.pulled = etag === null ? null : { assistant, etag };
-    this.logger.log(
-      { modelId: assistant.modelId, modelFile: assistant.modelFile },
-      'model replaced (PUT /model)',
+    if (request.modelServer !== null) {
+      const server = request.modelServer;
+      const { assistant, etag } = await this.store.pull(server);
+      this.store.swap(assistant, 'model_server', etag);
+      if (server.waitTimeBetweenPulls !== null && server.waitTimeBetweenPulls > 0) {
+        this.poller.follow(server);
+      } else {
+        this.poller.stop();
+      }
+      return assistant;
+    }
+    if (request.remoteStorage !== null) {
+      if (request.modelFile === null) {
+        throw new DialogueError(
+          'REQUEST.INVALID_PARAMETER',
+          "Loading from 'remote_storage' needs the model's name in 'model_file'.",
+          { parameter: 'model_file', in: 'body' },
+        );
+      }
+      const assistant = await this.store.retrieve(request.remoteStorage, request.modelFile);
+      this.poller.stop();
+      this.store.swap(assistant, 'remote_storage');
+      return assistant;
+    }
+    throw new DialogueError(
+      'MODEL.NOT_FOUND',
+      `Agent with name '${request.modelFile ?? ''}' could not be loaded: no model archive at that path.`,
+      { parameter: 'model_file', in: 'body' },
     );
-    return assistant;
   }
 
   /** Op 18 (`DELETE /model`): afterwards model routes answer 409. */
   unload(): void {
-    this.registry.unload();
-    this.pulled = null;
+    this.poller.stop();
+    this.store.unload();
     this.logger.log('model unloaded (DELETE /model)');
   }
 

@@ -1,6 +1,7 @@
 import { Controller, Inject, Logger, Post, Query, Req, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Request, Response } from 'express';
+import { ModelStore } from 'src/modules/model-store/model-store.service';
 import { TrainingJobs } from 'src/modules/server-info/training-jobs';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import {
@@ -25,6 +26,7 @@ export class TrainController {
   constructor(
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: ModelStore,
   ) {}
 
   /** The `/status` job counter (ServerInfoModule); counting is skipped if it is absent. */
@@ -48,8 +50,12 @@ export class TrainController {
   ): Promise<void> {
     const text = trainingText(req.body);
     const options = parseTrainQuery(query);
+    const remote = this.config.files.remoteStorage;
+    // A server running with remote storage also uploads what it trains (to models/ in the bucket).
+    const persist =
+      remote === null ? undefined : (path: string) => this.store.persist(remote, path);
     const job = (): Promise<TrainedArchive> =>
-      this.track(() => runTraining(text, options, this.config, this.logger));
+      this.track(() => runTraining(text, options, this.config, this.logger, persist));
 
     if (options.callbackUrl !== null) {
       const url = options.callbackUrl;

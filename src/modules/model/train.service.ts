@@ -116,6 +116,8 @@ export async function runTraining(
   query: TrainQuery,
   config: AppConfig,
   logger: Logger,
+  /** Called with the archive path before it is read (upload to remote storage). */
+  persist?: (archivePath: string) => Promise<unknown>,
 ): Promise<TrainedArchive> {
   let tempDir: string | null = null;
   try {
@@ -152,6 +154,7 @@ export async function runTraining(
       { model: result.path, skipped: result.skipped },
       result.skipped ? 'training skipped: same fingerprint' : 'model trained (POST /model/train)',
     );
+    if (persist !== undefined) await persist(result.path);
     return { filename: basename(result.path), bytes: await readFile(result.path) };
   } catch (e) {
     const body = trainingFailure(e);

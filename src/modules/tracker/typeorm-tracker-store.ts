@@ -30,12 +30,13 @@ const SESSION_START = (oldLastSeq: string): string =>
 /** Upsert: creates the conversation or moves its end; serialises writers at the row lock. */
 const UPSERT_APPEND = `
   WITH up AS (
-    INSERT INTO conversation AS c (id, started_at, latest_event_time, last_seq, session_start_seq)
-    VALUES ($1, $2, $3, $4, CASE WHEN $5::int >= 0 THEN $5::int + 1 END)
+    INSERT INTO conversation AS c (id, started_at, latest_event_time, last_seq, session_start_seq, assistant_id)
+    VALUES ($1, $2, $3, $4, CASE WHEN $5::int >= 0 THEN $5::int + 1 END, $11)
     ON CONFLICT (id) DO UPDATE SET
       last_seq = c.last_seq + $4,
       latest_event_time = GREATEST(c.latest_event_time, EXCLUDED.latest_event_time),
       session_start_seq = ${SESSION_START('c.last_seq')},
+      assistant_id = COALESCE(c.assistant_id, EXCLUDED.assistant_id),
       updated_at = now()
     RETURNING c.generation, c.last_seq
   ), ins AS (${INSERT_EVENTS})
@@ -160,11 +161,22 @@ export class TypeOrmTrackerStore extends TrackerStore {
     }
   }
 
+  /** Replaces the events; the conversation's tags stay on it (same transaction). */
   async replace(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {
     await this.dataSource.transaction(async (manager: EntityManager) => {
+      const tags = await manager.query<Array<{ tag_id: string }>>(
+        'SELECT tag_id FROM conversation_tag_link WHERE conversation_id = $1',
+        [conversationId],
+      );
       await manager.query('DELETE FROM conversation WHERE id = $1', [conversationId]);
       if (events.length > 0) {
         await manager.query(UPSERT_APPEND, params(conversationId, toEventRows(events)));
+        if (tags.length > 0) {
+          await manager.query(
+            'INSERT INTO conversation_tag_link (conversation_id, tag_id) SELECT $1, unnest($2::uuid[])',
+            [conversationId, tags.map((t) => t.tag_id)],
+          );
+        }
       }
     });
   }
@@ -197,5 +209,6 @@ function params(conversationId: string, rows: EventRows): unknown[] {
     rows.intents,
     rows.actions,
     rows.data,
+    rows.assistantId,
   ];
 }

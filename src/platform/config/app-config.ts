@@ -1,3 +1,5 @@
+import { type RemoteStorageSettings } from './remote-storage-settings';
+
 /** The validated, typed configuration of one Parley server process. */
 export interface AppConfig {
   readonly version: string;
@@ -43,6 +45,49 @@ export interface AppConfig {
   readonly logLevel: LogLevel;
   /** License JWT (`PARLEY_LICENSE`) shown by `GET /license`; null for the open-source record. */
   readonly license: string | null;
+  /** OpenID Connect bearer tokens for the GraphQL API (and the embedded identity provider). */
+  readonly oidc: OidcConfig;
+  /** The conversation-management GraphQL API at /api/graphql. */
+  readonly graphql: GraphqlConfig;
+  /** Remote model storage settings (BUCKET_NAME, AWS_*, REMOTE_STORAGE_PATH). */
+  readonly remoteStorage: RemoteStorageSettings;
+  /** `PARLEY_SERVE_MODELS`: act as a model server (`GET /models/<name>`), off by default. */
+  readonly serveModels: boolean;
+  /** `PARLEY_PROJECT_DIR`: the assistant project root (custom persistors); default the cwd. */
+  readonly projectDir: string;
+}
+
+export interface OidcConfig {
+  /** Exact `iss` of accepted tokens; null → the embedded provider's (when it runs) or none. */
+  readonly issuerUrl: string | null;
+  /** JWKS URL; null → `<issuer>/protocol/openid-connect/certs` (Keycloak's path). */
+  readonly jwksUri: string | null;
+  /** Required `aud` (one of); null → the audience is not checked. */
+  readonly audience: string | null;
+  /** Role every GraphQL operation needs (realm role or client role). */
+  readonly role: string;
+  /** Clients whose `resource_access.<client>.roles` count; empty → any client's. */
+  readonly roleClients: readonly string[];
+  /** Start the embedded provider with `parley run` when no issuer is configured. */
+  readonly embedded: boolean;
+  /** Port of the embedded provider (0 = a free one). */
+  readonly embeddedPort: number;
+  /** Realm of the embedded provider (paths `/auth/realms/<realm>/…`). */
+  readonly realm: string;
+  /** Keycloak realm export the embedded provider reads clients, secrets and roles from. */
+  readonly realmFile: string;
+}
+
+export interface GraphqlConfig {
+  /** Largest `limit` of rawConversations; more → BAD_USER_INPUT. */
+  readonly maxLimit: number;
+  /** Most conversation ids per deleteConversations; more → BAD_USER_INPUT. */
+  readonly maxDeleteIds: number;
+  readonly introspection: boolean;
+  /** Serve the GraphiQL page at GET /api/graphql. */
+  readonly ide: boolean;
+  readonly maxDepth: number;
+  readonly maxComplexity: number;
 }
 
 export const JWT_METHODS = [

@@ -93,4 +93,53 @@ export class EnvSchema {
   @IsOptional() @IsIn(LOG_LEVELS) LOG_LEVEL?: string;
 
   @IsOptional() @IsJWT() PARLEY_LICENSE?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+[^/]$/, {
+    message: 'OIDC_ISSUER_URL must be an http(s) URL without a trailing slash',
+  })
+  OIDC_ISSUER_URL?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'OIDC_JWKS_URI must be an http(s) URL' })
+  OIDC_JWKS_URI?: string;
+
+  @IsOptional() @IsString() @MinLength(1) OIDC_AUDIENCE?: string;
+
+  @IsOptional() @IsString() @MinLength(1) OIDC_ROLE?: string;
+
+  @IsOptional() @IsString() OIDC_ROLE_CLIENTS?: string;
+
+  @IsOptional() @Transform(toBool) @IsBoolean() OIDC_EMBEDDED?: boolean;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) OIDC_EMBEDDED_PORT?: number;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._-]+$/, {
+    message: 'OIDC_REALM may hold letters, digits, ".", "_" and "-"',
+  })
+  OIDC_REALM?: string;
+
+  @IsOptional() @IsString() @MinLength(1) OIDC_REALM_FILE?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000) GRAPHQL_MAX_LIMIT?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100_000) GRAPHQL_MAX_DELETE_IDS?: number;
+
+  @IsOptional() @Transform(toBool) @IsBoolean() GRAPHQL_INTROSPECTION?: boolean;
+
+  @IsOptional() @Transform(toBool) @IsBoolean() GRAPHQL_IDE?: boolean;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(2) @Max(100) GRAPHQL_MAX_DEPTH?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(10_000_000)
+  GRAPHQL_MAX_COMPLEXITY?: number;
+
+  @IsOptional() @Transform(toBool) @IsBoolean() PARLEY_SERVE_MODELS?: boolean;
+
+  @IsOptional() @IsString() PARLEY_PROJECT_DIR?: string;
 }

@@ -3,6 +3,7 @@ import { validateSync } from 'class-validator';
 import { resolve } from 'node:path';
 import { type AppConfig, type JwtMethod, type LogLevel } from './app-config';
 import { EnvSchema } from './env.schema';
+import { remoteStorageProblems, remoteStorageSettings } from './remote-storage-settings';
 import { PARLEY_VERSION } from './version';
 
 /** Thrown when the environment or the CLI flags hold bad values; names every bad key. */
@@ -33,6 +34,12 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
   const jwtMethod = (schema.JWT_METHOD ?? 'HS256') as JwtMethod;
   if (schema.JWT_METHOD !== undefined && schema.JWT_SECRET === undefined) {
     problems.push('JWT_METHOD: set together with JWT_SECRET (--jwt-secret)');
+  }
+  problems.push(...remoteStorageProblems(env));
+  if (schema.PARLEY_REMOTE_STORAGE !== undefined && schema.PARLEY_MODEL === undefined) {
+    problems.push(
+      'PARLEY_MODEL: the model name is required (--model) when loading from remote storage',
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -76,6 +83,28 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     inspect: schema.PARLEY_INSPECT ?? false,
     logLevel: (schema.LOG_LEVEL ?? 'info') as LogLevel,
     license: schema.PARLEY_LICENSE ?? null,
+    oidc: {
+      issuerUrl: schema.OIDC_ISSUER_URL ?? null,
+      jwksUri: schema.OIDC_JWKS_URI ?? null,
+      audience: schema.OIDC_AUDIENCE ?? null,
+      role: schema.OIDC_ROLE ?? 'Manage Conversations',
+      roleClients: splitList(schema.OIDC_ROLE_CLIENTS),
+      embedded: schema.OIDC_EMBEDDED ?? true,
+      embeddedPort: schema.OIDC_EMBEDDED_PORT ?? 8081,
+      realm: schema.OIDC_REALM ?? 'parley',
+      realmFile: resolve(schema.OIDC_REALM_FILE ?? 'keycloak/parley-realm.json'),
+    },
+    graphql: {
+      maxLimit: schema.GRAPHQL_MAX_LIMIT ?? 100,
+      maxDeleteIds: schema.GRAPHQL_MAX_DELETE_IDS ?? 1000,
+      introspection: schema.GRAPHQL_INTROSPECTION ?? true,
+      ide: schema.GRAPHQL_IDE ?? env.NODE_ENV !== 'production',
+      maxDepth: schema.GRAPHQL_MAX_DEPTH ?? 10,
+      maxComplexity: schema.GRAPHQL_MAX_COMPLEXITY ?? 5000,
+    },
+    remoteStorage: remoteStorageSettings(env),
+    serveModels: schema.PARLEY_SERVE_MODELS ?? false,
+    projectDir: resolve(schema.PARLEY_PROJECT_DIR ?? '.'),
   };
 }
 
@@ -124,4 +153,21 @@ export const ENV_KEYS = [
   'PARLEY_INSPECT',
   'LOG_LEVEL',
   'PARLEY_LICENSE',
+  'OIDC_ISSUER_URL',
+  'OIDC_JWKS_URI',
+  'OIDC_AUDIENCE',
+  'OIDC_ROLE',
+  'OIDC_ROLE_CLIENTS',
+  'OIDC_EMBEDDED',
+  'OIDC_EMBEDDED_PORT',
+  'OIDC_REALM',
+  'OIDC_REALM_FILE',
+  'GRAPHQL_MAX_LIMIT',
+  'GRAPHQL_MAX_DELETE_IDS',
+  'GRAPHQL_INTROSPECTION',
+  'GRAPHQL_IDE',
+  'GRAPHQL_MAX_DEPTH',
+  'GRAPHQL_MAX_COMPLEXITY',
+  'PARLEY_SERVE_MODELS',
+  'PARLEY_PROJECT_DIR',
 ] as const;

@@ -7,6 +7,7 @@ const rows = {
   actions: [null],
   data: ['{}'],
   lastSessionStartIndex: -1,
+  assistantId: null,
 };
 
 describe(AppendBatcher.name, () => {

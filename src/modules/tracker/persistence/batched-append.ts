@@ -18,11 +18,11 @@ export interface PendingAppend {
  */
 export const BATCHED_APPEND = `
   WITH v AS (
-    SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::int[])
-      WITH ORDINALITY AS v(id, gen, seq, n, first_ts, last_ts, ss, k)
+    SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::int[], $15::text[])
+      WITH ORDINALITY AS v(id, gen, seq, n, first_ts, last_ts, ss, aid, k)
   ), created AS (
-    INSERT INTO conversation AS c (id, started_at, latest_event_time, last_seq, session_start_seq)
-    SELECT v.id, v.first_ts, v.last_ts, v.n, CASE WHEN v.ss >= 0 THEN v.ss + 1 END
+    INSERT INTO conversation AS c (id, started_at, latest_event_time, last_seq, session_start_seq, assistant_id)
+    SELECT v.id, v.first_ts, v.last_ts, v.n, CASE WHEN v.ss >= 0 THEN v.ss + 1 END, v.aid
     FROM v WHERE v.gen IS NULL
     ON CONFLICT (id) DO NOTHING
     RETURNING c.id, c.generation, c.last_seq
@@ -31,6 +31,7 @@ export const BATCHED_APPEND = `
       last_seq = c.last_seq + v.n,
       latest_event_time = GREATEST(c.latest_event_time, v.last_ts),
       session_start_seq = CASE WHEN v.ss >= 0 THEN c.last_seq + v.ss + 1 ELSE c.session_start_seq END,
+      assistant_id = COALESCE(c.assistant_id, v.aid),
       updated_at = now()
     FROM v
     WHERE v.gen IS NOT NULL AND c.id = v.id AND c.generation = v.gen AND c.last_seq = v.seq
@@ -63,6 +64,7 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
   const intents: Array<string | null> = [];
   const actions: Array<string | null> = [];
   const data: string[] = [];
+  const assistants: Array<string | null> = [];
   batch.forEach((p, index) => {
     const n = p.rows.types.length;
     ids.push(p.conversationId);
@@ -72,6 +74,7 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
     firsts.push(p.rows.timestamps[0] ?? 0);
     lasts.push(p.rows.timestamps[n - 1] ?? 0);
     sessionStarts.push(p.rows.lastSessionStartIndex);
+    assistants.push(p.rows.assistantId);
     for (let i = 0; i < n; i++) {
       k.push(index + 1);
       ord.push(i + 1);
@@ -97,6 +100,7 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
     intents,
     actions,
     data,
+    assistants,
   ];
 }
 

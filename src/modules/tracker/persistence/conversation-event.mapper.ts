@@ -6,6 +6,8 @@ export interface EventRows {
   actions: Array<string | null>;
   data: string[];
   lastSessionStartIndex: number;
+  /** `metadata.assistant_id` of the first event carrying one (the conversation's assistant). */
+  assistantId: string | null;
 }
 
 /** Events whose `name` is an action name (Rasa also files slot names there; we do not). */
@@ -20,6 +22,7 @@ export function toEventRows(events: readonly SerializedEvent[]): EventRows {
     actions: [],
     data: [],
     lastSessionStartIndex: -1,
+    assistantId: null,
   };
   events.forEach((event, index) => {
     rows.types.push(event.event);
@@ -29,6 +32,7 @@ export function toEventRows(events: readonly SerializedEvent[]): EventRows {
       ACTION_EVENTS.has(event.event) && typeof event.name === 'string' ? event.name : null;
     rows.actions.push(action);
     rows.data.push(JSON.stringify(event));
+    if (rows.assistantId === null) rows.assistantId = assistantIdOf(event);
     if (event.event === 'action' && action === 'action_session_start') {
       rows.lastSessionStartIndex = index;
     }
@@ -43,3 +47,9 @@ function intentName(event: SerializedEvent): string | null {
   return typeof name === 'string' ? name : null;
 }
 import { type SerializedEvent } from 'src/core';
+
+function assistantIdOf(event: SerializedEvent): string | null {
+  const metadata = event.metadata as { assistant_id?: unknown } | undefined | null;
+  const id = metadata?.assistant_id;
+  return typeof id === 'string' && id.length > 0 ? id : null;
+}

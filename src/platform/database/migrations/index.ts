@@ -1,8 +1,12 @@
 import { CreateConversationEvents1763769600000 } from './1763769600000-CreateConversationEvents';
 import { AddConversationGeneration1763769700000 } from './1763769700000-AddConversationGeneration';
+import { AddConversationAssistantAndTags1763769800000 } from './1763769800000-AddConversationAssistantAndTags';
+import { AddConversationCounts1763769900000 } from './1763769900000-AddConversationCounts';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
   CreateConversationEvents1763769600000,
   AddConversationGeneration1763769700000,
+  AddConversationAssistantAndTags1763769800000,
+  AddConversationCounts1763769900000,
 ];

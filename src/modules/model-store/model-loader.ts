@@ -1,4 +1,3 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { DialogueError, Domain } from 'src/core';
@@ -9,11 +8,10 @@ import {
 } from 'src/core/model-archive';
 import { loadNlu } from 'src/core/nlu';
 import { PolicyEnsemble } from 'src/core/policies/policy-ensemble';
-import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
-import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
 
-const COMPATIBILITY: ParleyCompatibility = {
+export const COMPATIBILITY: ParleyCompatibility = {
   parleyVersion: PARLEY_VERSION,
   minimumCompatibleVersion: MINIMUM_COMPATIBLE_VERSION,
 };
@@ -65,48 +63,4 @@ export async function resolveModelPath(path: string): Promise<string | null> {
   if (!isDirectory) return path;
   const scan = await scanModelDirectory(path, { compatibility: COMPATIBILITY });
   return scan.latest?.path ?? null;
-}
-
-/** Loads the model given by `--model` at start; without one the server runs without a model. */
-@Injectable()
-export class ModelLoader {
-  private readonly logger = new Logger(ModelLoader.name);
-
-  constructor(
-    private readonly registry: AssistantRegistry,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  async loadAtStart(): Promise<void> {
-    const requested = this.config.files.model;
-    const path = await resolveModelPath(requested);
-    if (path === null) {
-      const fallback = this.registry.current();
-      this.logger.log(
-        { model: requested },
-        fallback === null
-          ? 'no model found; model routes answer 409 until one is loaded'
-          : 'no model found; serving the domain file',
-      );
-      return;
-    }
-    try {
-      const assistant = await loadModelArchive(path);
-      this.registry.load(assistant);
-      this.logger.log(
-        {
-          model: path,
-          modelId: assistant.modelId,
-          assistantId: assistant.assistantId,
-          components: assistant.nlu?.componentNames ?? [],
-        },
-        'model loaded',
-      );
-    } catch (e) {
-      this.logger.error(
-        { model: path, error: e instanceof Error ? e.message : String(e) },
-        'could not load the model; running without it',
-      );
-    }
-  }
 }

@@ -1,0 +1,99 @@
+import { Inject, UseGuards } from '@nestjs/common';
+import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
+import { OidcRoleGuard } from 'src/modules/auth/oidc/oidc-role.guard';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { toConversationFilter } from './conversation-filters';
+import { ConversationsService } from './conversations.service';
+import { AddConversationTagToConversationInput } from './dto/add-conversation-tag-to-conversation.input';
+import { CreateConversationTagInput } from './dto/create-conversation-tag.input';
+import { DeleteConversationTagInput } from './dto/delete-conversation-tag.input';
+import { DeleteConversationsInput } from './dto/delete-conversations.input';
+import { RawConversationsInput } from './dto/raw-conversations.input';
+import { RemoveConversationTagFromConversationInput } from './dto/remove-conversation-tag-from-conversation.input';
+import { ConversationTagModel } from './models/conversation-tag.model';
+import { RawConversationsOutputModel } from './models/raw-conversations-output.model';
+
+/** Largest page the complexity estimate assumes when `limit` is not a literal or variable. */
+const DEFAULT_LIMIT = 10;
+
+/** The conversation-management API of the seed, plus the tag extensions. */
+@Resolver()
+@UseGuards(OidcRoleGuard)
+export class ConversationsResolver {
+  constructor(
+    private readonly conversations: ConversationsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Query(() => RawConversationsOutputModel, {
+    description:
+      'Conversations of an assistant, newest start first (then by id); count ignores paging.',
+    complexity: ({ args, childComplexity }) => {
+      const input = args.input as { limit?: number | null } | undefined;
+      return 1 + Math.max(1, input?.limit ?? DEFAULT_LIMIT) * childComplexity;
+    },
+  })
+  rawConversations(
+    @Args('input', { type: () => RawConversationsInput }) input: RawConversationsInput,
+  ): Promise<RawConversationsOutputModel> {
+    return this.conversations.rawConversations(
+      toConversationFilter(input, this.config.graphql.maxLimit),
+    );
+  }
+
+  @Mutation(() => Boolean, {
+    description: 'True when the tag is on the conversation afterwards (also when it already was).',
+  })
+  addConversationTagToConversation(
+    @Args('input', { type: () => AddConversationTagToConversationInput })
+    input: AddConversationTagToConversationInput,
+  ): Promise<boolean> {
+    return this.conversations.addTag(input.conversationId, input.tagId);
+  }
+
+  @Mutation(() => Boolean, { description: 'Always true, also for unknown or unlinked ids.' })
+  removeConversationTagFromConversation(
+    @Args('input', { type: () => RemoveConversationTagFromConversationInput })
+    input: RemoveConversationTagFromConversationInput,
+  ): Promise<boolean> {
+    return this.conversations.removeTag(input.conversationId, input.tagId);
+  }
+
+  @Mutation(() => Int, {
+    description: 'Number of conversations deleted (with their events and tag links).',
+  })
+  deleteConversations(
+    @Args('input', { type: () => DeleteConversationsInput }) input: DeleteConversationsInput,
+  ): Promise<number> {
+    return this.conversations.deleteConversations(input.conversationIds);
+  }
+
+  @Query(() => [ConversationTagModel], {
+    description: 'Extension (not in the seed): the tags of an assistant, by name.',
+  })
+  conversationTags(
+    @Args('assistantId', { type: () => ID }) assistantId: string,
+  ): Promise<ConversationTagModel[]> {
+    return this.conversations.tags(assistantId);
+  }
+
+  @Mutation(() => ConversationTagModel, {
+    description:
+      'Extension (not in the seed): creates a tag of an assistant, or returns its tag of that name.',
+  })
+  createConversationTag(
+    @Args('input', { type: () => CreateConversationTagInput }) input: CreateConversationTagInput,
+  ): Promise<ConversationTagModel> {
+    return this.conversations.createTag(input.assistantId, input.name);
+  }
+
+  @Mutation(() => Boolean, {
+    description:
+      'Extension (not in the seed): deletes a tag and takes it off every conversation; true when it existed.',
+  })
+  deleteConversationTag(
+    @Args('input', { type: () => DeleteConversationTagInput }) input: DeleteConversationTagInput,
+  ): Promise<boolean> {
+    return this.conversations.deleteTag(input.tagId);
+  }
+}

@@ -1,0 +1,12 @@
+import { Field, ID, InputType } from '@nestjs/graphql';
+
+@InputType('CreateConversationTagInput', {
+  description: 'Extension (not in the seed).',
+})
+export class CreateConversationTagInput {
+  @Field(() => ID)
+  assistantId!: string;
+
+  @Field({ description: '1 to 100 characters; unique per assistant.' })
+  name!: string;
+}

@@ -1,0 +1,7 @@
+import { Field, ID, InputType } from '@nestjs/graphql';
+
+@InputType('DeleteConversationsInput')
+export class DeleteConversationsInput {
+  @Field(() => [ID], { description: 'At most GRAPHQL_MAX_DELETE_IDS identifiers.' })
+  conversationIds!: string[];
+}
