@@ -45,8 +45,9 @@ class ScriptedHandler extends MessageHandler {
     for (const text of this.replies[message.text ?? ''] ?? []) {
       await message.output.sendResponse(message.senderId, { text });
     }
-    if (message.text === 'bye')
+    if (message.text === 'bye') {
       await message.output.sendResponse(message.senderId, { custom: { hangup: true } });
+    }
   }
 }
 
