@@ -334,6 +334,11 @@ describe('Genesys voice connector configuration (e2e)', () => {
       /genesys\.interruptions\.min_words/,
     ],
   ];
+  cases.push([
+    'deepgram TTS without DEEPGRAM_API_KEY',
+    'genesys:\n  api_key: k\n  server_url: x\n  asr: {name: pocketsphinx}\n  tts: {name: deepgram}\n',
+    /genesys\.tts\.name: deepgram needs DEEPGRAM_API_KEY/,
+  ]);
   it.each(cases)('stops start-up on %s, naming the key', async (_what, yaml, key) => {
     await expect(startTestApp({ env: { PARLEY_CREDENTIALS: credentials(yaml) } })).rejects.toThrow(
       key,

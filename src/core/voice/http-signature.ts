@@ -114,8 +114,9 @@ function readParams(list: InnerList): SignatureParams | string {
   for (const [key, value] of list.params) {
     if (!KNOWN_PARAMS.has(key)) return `unknown signature parameter "${key}"`;
     if (key === 'created' || key === 'expires') {
-      if (value.kind !== 'integer' || value.value < 0)
-        {return `${key} must be a non-negative integer`;}
+      if (value.kind !== 'integer' || value.value < 0) {
+        return `${key} must be a non-negative integer`;
+      }
       params[key] = value.value;
     } else {
       if (value.kind !== 'string') return `${key} must be a string`;
@@ -152,8 +153,9 @@ export function verifyHttpSignature(
   const input = inputs.get(label);
   const signature = signatures.get(label);
   if (signature === undefined) return result('INVALID', `no signature for label "${label}"`);
-  if (input?.type !== 'inner-list')
-    {return result('INVALID', 'Signature-Input is not an inner list');}
+  if (input?.type !== 'inner-list') {
+    return result('INVALID', 'Signature-Input is not an inner list');
+  }
   if (signature.type !== 'item' || signature.value.kind !== 'bytes') {
     return result('INVALID', 'Signature is not a byte sequence');
   }
@@ -182,26 +184,31 @@ export function verifyHttpSignature(
   const seen = new Set<string>();
   for (const item of input.items) {
     const value: BareItem = item.value;
-    if (value.kind !== 'string')
-      {return result('INVALID', 'component identifiers must be strings', params);}
+    if (value.kind !== 'string') {
+      return result('INVALID', 'component identifiers must be strings', params);
+    }
     const name = value.value;
     if (item.params.length > 0) {
       return result('UNSUPPORTED', `component parameters are not supported (${name})`, params);
     }
-    if (name !== name.toLowerCase())
-      {return result('INVALID', `component "${name}" is not lower-case`, params);}
+    if (name !== name.toLowerCase()) {
+      return result('INVALID', `component "${name}" is not lower-case`, params);
+    }
     if (seen.has(name)) return result('INVALID', `component "${name}" listed twice`, params);
     seen.add(name);
     let componentValue: string | undefined;
     if (name.startsWith('@')) {
-      if (name === '@signature-params')
-        {return result('INVALID', '@signature-params cannot be covered', params);}
-      if (!DERIVED.has(name))
-        {return result('UNSUPPORTED', `component "${name}" is not supported`, params);}
+      if (name === '@signature-params') {
+        return result('INVALID', '@signature-params cannot be covered', params);
+      }
+      if (!DERIVED.has(name)) {
+        return result('UNSUPPORTED', `component "${name}" is not supported`, params);
+      }
       componentValue = derivedValue(request, name);
     } else {
-      if (name === 'signature')
-        {return result('UNSUPPORTED', 'the signature header cannot be covered', params);}
+      if (name === 'signature') {
+        return result('UNSUPPORTED', 'the signature header cannot be covered', params);
+      }
       componentValue = headerValue(request, name);
     }
     if (componentValue === undefined) {

@@ -79,8 +79,9 @@ export class VoiceOutputChannel extends OutputChannel {
   }
 
   send(_recipientId: string, message: BotMessage): Promise<void> {
-    if (typeof message.text === 'string' && message.text.trim().length > 0)
-      {this.call.say(message.text);}
+    if (typeof message.text === 'string' && message.text.trim().length > 0) {
+      this.call.say(message.text);
+    }
     const custom = message.custom;
     if (custom !== null && typeof custom === 'object' && (custom as JsonObject).hangup === true) {
       this.call.hangup();
@@ -208,8 +209,9 @@ export class VoiceCall {
     this.finished = true;
     this.generation++;
     this.audioQueue.length = 0;
-    for (const t of [this.pumpTimer, this.silenceTimer, this.dtmfTimer])
-      {if (t !== null) clearTimeout(t);}
+    for (const t of [this.pumpTimer, this.silenceTimer, this.dtmfTimer]) {
+      if (t !== null) clearTimeout(t);
+    }
     this.options.recognizer
       .close()
       .catch((error: unknown) =>

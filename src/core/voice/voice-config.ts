@@ -33,9 +33,9 @@ export class VoiceConfigError extends Error {
   }
 }
 
-/** Engines this build provides (cloud engines are not implemented yet). */
+/** Engines this build provides (cloud: Deepgram TTS only so far). */
 export const ASR_ENGINES = ['pocketsphinx'] as const;
-export const TTS_ENGINES = ['flite', 'espeak-ng'] as const;
+export const TTS_ENGINES = ['flite', 'espeak-ng', 'deepgram'] as const;
 const KNOWN_KEYS = new Set([
   'api_key',
   'server_url',

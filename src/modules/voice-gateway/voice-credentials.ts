@@ -10,6 +10,8 @@ export const GENESYS_PROVIDER = 'genesys';
 export interface VoiceGatewayConfig extends VoiceConnectorConfig {
   /** Phrases for the offline recogniser's grammar (NLU examples of `asr.training_data`). */
   readonly phrases: readonly string[];
+  /** `DEEPGRAM_API_KEY` from the environment (deepgram engine). */
+  readonly deepgramApiKey: string | null;
 }
 
 /**
@@ -19,6 +21,7 @@ export interface VoiceGatewayConfig extends VoiceConnectorConfig {
  */
 export function readVoiceCredentials(
   file: string | null,
+  keys: { readonly deepgram: string | null } = { deepgram: null },
   provider = GENESYS_PROVIDER,
 ): VoiceGatewayConfig | null {
   if (file === null || !existsSync(file)) return null;
@@ -33,7 +36,13 @@ export function readVoiceCredentials(
     (document as Record<string, unknown>)[provider],
     provider,
   );
-  return { ...config, phrases: readPhrases(config, provider) };
+  if (config.tts.name === 'deepgram' && keys.deepgram === null) {
+    throw new VoiceConfigError(
+      `${provider}.tts.name`,
+      'deepgram needs DEEPGRAM_API_KEY in the environment',
+    );
+  }
+  return { ...config, phrases: readPhrases(config, provider), deepgramApiKey: keys.deepgram };
 }
 
 function readPhrases(config: VoiceConnectorConfig, provider: string): string[] {

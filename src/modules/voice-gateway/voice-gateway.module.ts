@@ -16,7 +16,7 @@ import { VoiceWsAdapter } from './voice-ws.adapter';
 @Module({})
 export class VoiceGatewayModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const voice = readVoiceCredentials(config.files.credentials);
+    const voice = readVoiceCredentials(config.files.credentials, config.speechKeys);
     if (voice === null) return { module: VoiceGatewayModule };
     return {
       module: VoiceGatewayModule,

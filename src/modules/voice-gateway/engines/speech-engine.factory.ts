@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type SpeechRecognizer, type SpeechSynthesizer } from 'src/core';
 import { type VoiceGatewayConfig } from 'src/modules/voice-gateway/voice-credentials';
 import { VOICE_CONFIG } from 'src/modules/voice-gateway/voice-gateway.tokens';
+import { DeepgramTts } from './deepgram-tts';
 import {
   DEFAULT_POCKETSPHINX_MODEL_DIR,
   PocketsphinxRecognizer,
@@ -21,10 +22,10 @@ export class SpeechEngineFactory {
 
   constructor(@Inject(VOICE_CONFIG) config: VoiceGatewayConfig) {
     const tts = config.tts;
-    this.synthesizer = ProcessTts.fromOptions(
-      tts.name === 'flite' ? 'flite' : 'espeak-ng',
-      tts.options,
-    );
+    this.synthesizer =
+      tts.name === 'deepgram' && config.deepgramApiKey !== null
+        ? DeepgramTts.fromOptions(config.deepgramApiKey, tts.options)
+        : ProcessTts.fromOptions(tts.name === 'flite' ? 'flite' : 'espeak-ng', tts.options);
     const modelDir =
       typeof config.asr.options.model_dir === 'string'
         ? config.asr.options.model_dir
