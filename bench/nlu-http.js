@@ -201,7 +201,7 @@ async function startParley(modelDir, env) {
     try {
       const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) });
       const status = await res.json();
-      if (res.status === 200 && status.model_file) return { url, status, close };
+      if (res.status === 200 && status.model_file) return { url, status, close, pid: child.pid };
       lastError = `GET /status → ${res.status} ${JSON.stringify(status)}`;
     } catch (error) {
       lastError = error.message;
@@ -249,6 +249,7 @@ async function runBenchmarks(bare, parley, bench) {
     '(a) bare Nest GET /ping',
     { connections: bench.connections, url: `${bare.url}/ping` },
     bench,
+    bare.pid,
   );
 
   const bodies = UTTERANCES.map(({ text }) => JSON.stringify({ text }));
@@ -275,9 +276,14 @@ async function runBenchmarks(bare, parley, bench) {
       ],
     },
     bench,
+    parley.pid,
   );
   results.b.responsesWithoutIntent = badBodies;
   results.b.ratioToBare = round(results.b.reqPerSec / results.a.reqPerSec, 3);
+  if (results.a.cpuUsPerReq !== undefined && results.b.cpuUsPerReq !== undefined) {
+    // Server CPU per request: how many parses a core serves relative to bare pings.
+    results.b.cpuRatioToBare = round(results.a.cpuUsPerReq / results.b.cpuUsPerReq, 3);
+  }
   for (const r of [results.a, results.b]) {
     check(r.non2xx === 0 && r.errors === 0 && r.timeouts === 0, `${r.name}: all responses 200`);
   }
@@ -294,6 +300,7 @@ function printTable(results) {
       'p50 ms': r.p50Ms,
       'p99 ms': r.p99Ms,
       'max ms': r.maxMs,
+      'server CPU µs/req': r.cpuUsPerReq ?? 'n/a',
       requests: r.requests,
       'non2xx+err': r.non2xx + r.errors,
     })),
@@ -358,6 +365,11 @@ async function main() {
     console.log(
       `POST /model/parse / bare Nest: ${(verdict.parseVsBareRatio * 100).toFixed(1)} % (target ≥ ${TARGET_RATIO * 100} %) → ${verdict.parseVsBarePass ? 'PASS' : 'FAIL'}`,
     );
+    if (results.b.cpuRatioToBare !== undefined) {
+      console.log(
+        `server CPU per request, bare / parse: ${(results.b.cpuRatioToBare * 100).toFixed(1)} % (the req/s ratio a server with a core of its own would reach; information)`,
+      );
+    }
     console.log(
       `load average (1/5/15 min): before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')} on ${os.cpus().length} CPUs`,
     );

@@ -101,6 +101,7 @@ function forkServer(script, args, kind, env) {
       resolve({
         kind,
         url: `http://127.0.0.1:${port}`,
+        pid: child.pid,
         close: () => stopChild(child),
       });
     });
@@ -164,11 +165,34 @@ function summarizeCannon(name, result) {
   };
 }
 
-/** Optional warm-up run of bench.warmup s, then a measured run of bench.duration s. */
-async function cannon(name, opts, bench) {
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux); null elsewhere.
+ * Less sensitive than req/s to other processes competing for the CPUs.
+ */
+function processCpuMs(pid) {
+  try {
+    const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Optional warm-up run of bench.warmup s, then a measured run of bench.duration s. With `pid`
+ * (the server's process), also the server's CPU time per answered request (`cpuUsPerReq`).
+ */
+async function cannon(name, opts, bench, pid) {
   if (bench.warmup > 0) await autocannonRun({ ...opts, duration: bench.warmup });
+  const cpu0 = pid === undefined ? null : processCpuMs(pid);
   const result = await autocannonRun({ ...opts, duration: bench.duration });
-  return summarizeCannon(name, result);
+  const cpu1 = pid === undefined ? null : processCpuMs(pid);
+  const summary = summarizeCannon(name, result);
+  if (cpu0 !== null && cpu1 !== null && summary.requests > 0) {
+    summary.cpuUsPerReq = round(((cpu1 - cpu0) * 1000) / summary.requests, 1);
+  }
+  return summary;
 }
 
 /** Rounded [1m, 5m, 15m] load average; warns when the 1-minute figure exceeds half the CPUs. */

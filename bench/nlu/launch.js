@@ -23,8 +23,9 @@ function launch({ entry, out, compile = true }) {
     );
   }
   process.env.PARLEY_ROOT = process.env.PARLEY_ROOT || root;
-  // An output dir outside the project still resolves the project's node_modules.
-  process.env.NODE_PATH = [path.join(root, 'node_modules'), process.env.NODE_PATH]
+  // An output dir outside the project still resolves the project's node_modules; `out` on the
+  // path lets worker threads (which do not inherit tsconfig-paths) resolve `src/...` too.
+  process.env.NODE_PATH = [path.join(root, 'node_modules'), out, process.env.NODE_PATH]
     .filter(Boolean)
     .join(path.delimiter);
   require('node:module').Module._initPaths();

@@ -1,8 +1,10 @@
 /* NLU benchmark: Parley vs NLP.js (node-nlp 4.27) on the Braun et al. 2017 corpora, plus
  * moodbot training time and a synthetic 15,000-utterance / 150-intent training run. */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_PIPELINE, trainNlu, type TrainedNlu } from 'src/core/nlu/pipeline';
+import { defaultTrainingThreads } from 'src/core/nlu/softmax-parallel';
 import { readBraunCorpus } from 'src/core/training-data/braun-corpus-reader';
 import { type ComponentConfig } from 'src/core/training-data/config-reader';
 import { type NluExample, type NluTrainingData } from 'src/core/training-data/nlu-training-data';
@@ -13,6 +15,10 @@ const ROOT = process.env['PARLEY_ROOT'] ?? resolve(__dirname, '..', '..', '..', 
 const SHARED = process.env['PARLEY_SHARED'] ?? resolve(process.cwd(), '..', 'shared');
 const CORPORA = ['ChatbotCorpus', 'AskUbuntuCorpus', 'WebApplicationsCorpus'];
 const NONE = 'None';
+/** PARLEY_TRAIN_THREADS=1 trains on one thread (for before/after comparisons); default: trainNlu's. */
+const THREADS: { threads?: number } = process.env['PARLEY_TRAIN_THREADS']
+  ? { threads: Number(process.env['PARLEY_TRAIN_THREADS']) }
+  : {};
 
 interface IntentCounts {
   tp: number;
@@ -87,6 +93,59 @@ function measureLatency(
   };
 }
 
+/**
+ * Throughput of both engines measured alternately (ROUNDS rounds of PER_ROUND parses each, the
+ * same texts in the same order), as parses per second of wall time and per second of this
+ * process's CPU time: on the shared machine other processes preempt the bench, which wall time
+ * counts and CPU time does not. Medians over the rounds, and the rounds Parley won (by CPU).
+ */
+async function interleavedThroughput(
+  texts: readonly string[],
+  parley: (t: string) => unknown,
+  nlpjs: (t: string) => Promise<unknown>,
+): Promise<{
+  parley: number;
+  nlpjs: number;
+  parleyCpu: number;
+  nlpjsCpu: number;
+  parleyWins: number;
+  rounds: number;
+}> {
+  const ROUNDS = 5;
+  const PER_ROUND = 1000;
+  const wall = { p: [] as number[], n: [] as number[] };
+  const cpu = { p: [] as number[], n: [] as number[] };
+  let wins = 0;
+  const cpuUs = (): number => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    let t0 = process.hrtime.bigint();
+    let c0 = cpuUs();
+    for (let i = 0; i < PER_ROUND; i++) parley(texts[i % texts.length] ?? '');
+    wall.p.push(PER_ROUND / (Number(process.hrtime.bigint() - t0) / 1e9));
+    const pc = PER_ROUND / (Math.max(1, cpuUs() - c0) / 1e6);
+    t0 = process.hrtime.bigint();
+    c0 = cpuUs();
+    for (let i = 0; i < PER_ROUND; i++) await nlpjs(texts[i % texts.length] ?? '');
+    wall.n.push(PER_ROUND / (Number(process.hrtime.bigint() - t0) / 1e9));
+    const nc = PER_ROUND / (Math.max(1, cpuUs() - c0) / 1e6);
+    cpu.p.push(pc);
+    cpu.n.push(nc);
+    if (pc >= nc) wins += 1;
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
+  return {
+    parley: median(wall.p),
+    nlpjs: median(wall.n),
+    parleyCpu: median(cpu.p),
+    nlpjsCpu: median(cpu.n),
+    parleyWins: wins,
+    rounds: ROUNDS,
+  };
+}
+
 function pipelineFromEnv(): ComponentConfig[] | null {
   const raw = process.env['PARLEY_PIPELINE'];
   if (raw) return JSON.parse(raw) as ComponentConfig[];
@@ -104,7 +163,7 @@ async function runParley(
   const model = await trainNlu(
     train,
     { language: 'en', pipeline: pipelineFromEnv() },
-    { seed: 42 },
+    { seed: 42, ...THREADS },
   );
   const trainMs = performance.now() - t0;
   const gold = test.map((e) => e.intent);
@@ -153,7 +212,7 @@ interface NlpJsManager {
 async function runNlpJs(
   train: NluTrainingData,
   test: readonly NluExample[],
-): Promise<EngineResult> {
+): Promise<EngineResult & { manager: NlpJsManager }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { NlpManager } = require('node-nlp') as {
     NlpManager: new (settings: Record<string, unknown>) => NlpJsManager;
@@ -188,6 +247,7 @@ async function runNlpJs(
   const totalS = Number(process.hrtime.bigint() - start) / 1e9;
   samples.sort((a, b) => a - b);
   return {
+    manager,
     intentAccuracy: counts.correct / counts.total,
     intentF1: f1(counts),
     counts,
@@ -296,8 +356,17 @@ export async function main(args: readonly string[]): Promise<void> {
     const { model: _model, ...parleyResult } = parley;
     results[name] = { parley: parleyResult, unlocatedEntities: corpus.unlocatedEntities };
     if (!skipNlpJs) {
-      const nlpjs = await runNlpJs(corpus.train, corpus.test.examples);
+      const { manager, ...nlpjs } = await runNlpJs(corpus.train, corpus.test.examples);
       console.log(line('nlp.js', nlpjs));
+      const tp = await interleavedThroughput(
+        corpus.test.examples.map((e) => e.text),
+        (t) => parley.model.parse(t),
+        (t) => manager.process('en', t),
+      );
+      console.log(
+        `${''.padEnd(18)}measured alternately (${tp.rounds} rounds, medians): parses per CPU-second parley ${tp.parleyCpu.toFixed(0)}, nlp.js ${tp.nlpjsCpu.toFixed(0)} (parley faster in ${tp.parleyWins}/${tp.rounds}); per wall-second parley ${tp.parley.toFixed(0)}, nlp.js ${tp.nlpjs.toFixed(0)}`,
+      );
+      (results[name] as Record<string, unknown>)['interleavedThroughput'] = tp;
       totals.nlpjs.tp += nlpjs.counts.tp;
       totals.nlpjs.fp += nlpjs.counts.fp;
       totals.nlpjs.fn += nlpjs.counts.fn;
@@ -313,7 +382,7 @@ export async function main(args: readonly string[]): Promise<void> {
   const moodFile = join(SHARED, 'bots', 'moodbot', 'data', 'nlu.yml');
   const mood = readNluYaml(readFileSync(moodFile, 'utf8'), moodFile).data;
   const m0 = performance.now();
-  await trainNlu(mood, { language: 'en', pipeline: null }, { seed: 42 });
+  await trainNlu(mood, { language: 'en', pipeline: null }, { seed: 42, ...THREADS });
   const moodMs = performance.now() - m0;
   console.log(
     `moodbot NLU (default pipeline, ${mood.examples.length} examples): trained in ${moodMs.toFixed(0)} ms`,
@@ -333,6 +402,7 @@ export async function main(args: readonly string[]): Promise<void> {
       { language: 'en', pipeline: null },
       {
         seed: 42,
+        ...THREADS,
         onProgress: (stage) => {
           if (stage !== lastStage) {
             lastStage = stage;
@@ -351,9 +421,10 @@ export async function main(args: readonly string[]): Promise<void> {
     );
     const json = JSON.stringify(model.toJSON());
     console.log(
-      `synthetic ${data.examples.length} utterances / 150 intents (default pipeline): trained in ${(synMs / 1000).toFixed(1)} s, ` +
+      `synthetic ${data.examples.length} utterances / 150 intents (default pipeline, ${THREADS.threads ?? defaultTrainingThreads()} threads): trained in ${(synMs / 1000).toFixed(1)} s, ` +
         `peak RSS ${(peakRss / 1048576).toFixed(0)} MB, model JSON ${(json.length / 1048576).toFixed(1)} MB, ` +
-        `parse p50 ${lat.p50Us.toFixed(1)} µs p99 ${lat.p99Us.toFixed(1)} µs`,
+        `parse p50 ${lat.p50Us.toFixed(1)} µs p99 ${lat.p99Us.toFixed(1)} µs, ` +
+        `model sha256 ${createHash('sha256').update(json).digest('hex').slice(0, 12)} (the same for any thread count)`,
     );
     results['synthetic'] = {
       trainMs: synMs,

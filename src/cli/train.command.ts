@@ -14,6 +14,7 @@ import {
 } from 'src/core/training-data/stories-yaml-reader';
 import { uploadTrainedModel } from 'src/modules/model-store/upload';
 import { trainNluModel } from 'src/modules/model/train-nlu-model';
+import { trainProgress } from './train-progress';
 
 /** Options of `parley train`, as commander hands them over. */
 export interface TrainOptions {
@@ -103,8 +104,10 @@ export async function trainModel(
   }
   const data = parts.length > 0 ? mergeNluTrainingData(parts) : null;
 
+  const progress = trainProgress(process.stderr, log);
   const result = await trainNluModel(
     {
+      onProgress: progress.onProgress,
       data,
       stories,
       config,
@@ -116,7 +119,7 @@ export async function trainModel(
       ...(opts.force === undefined ? {} : { force: opts.force }),
     },
     log,
-  );
+  ).finally(() => progress.stop());
   if (opts.remoteStorage !== undefined) {
     const key = await uploadTrainedModel(opts.remoteStorage, result.path, opts.out ?? null, log);
     return { ...result, remoteKey: key };

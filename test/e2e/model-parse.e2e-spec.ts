@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { trainModel } from 'src/cli/train.command';
 import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { loadModelArchive } from 'src/modules/model-store/model-loader';
@@ -77,6 +79,57 @@ describe('POST /model/parse', () => {
     expect(shortcut.status).toBe(200);
     expect(shortcut.body.intent).toEqual({ name: 'mood_great', confidence: 1 });
     expect(shortcut.body.entities[0]).toMatchObject({ entity: 'name', value: 'Ann' });
+  });
+
+  it('reads the body the same way whether sized, chunked or gzipped, and answers JSON bytes', async () => {
+    t.registry.load(model);
+    const payload = JSON.stringify({ text: 'I am sad' });
+    const expected = JSON.stringify(model.nlu?.parse('I am sad'));
+    const send = (headers: Record<string, string>, chunks: Buffer[]) =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>(
+        (resolve, reject) => {
+          const req = httpRequest(
+            `${t.url}/model/parse`,
+            { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers } },
+            (res) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (c: string) => (text += c));
+              res.on('end', () =>
+                resolve({ status: res.statusCode ?? 0, headers: res.headers, text }),
+              );
+            },
+          );
+          req.on('error', reject);
+          for (const c of chunks) req.write(c);
+          req.end();
+        },
+      );
+    const bytes = Buffer.from(payload);
+    const sized = await send({ 'Content-Length': String(bytes.length) }, [bytes]);
+    const chunked = await send({ 'Transfer-Encoding': 'chunked' }, [
+      bytes.subarray(0, 5),
+      bytes.subarray(5),
+    ]);
+    const zipped = gzipSync(bytes);
+    const gzipped = await send(
+      { 'Content-Encoding': 'gzip', 'Content-Length': String(zipped.length) },
+      [zipped],
+    );
+    for (const res of [sized, chunked, gzipped]) {
+      expect(res.status).toBe(200);
+      expect(res.text).toBe(expected);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.headers['content-length']).toBe(String(Buffer.byteLength(expected)));
+      expect(res.headers['x-request-id']).toBeTruthy();
+    }
+    const broken = await send({ 'Content-Length': '9' }, [Buffer.from('{"text": ')]);
+    expect(broken.status).toBe(400);
+    expect(JSON.parse(broken.text)).toMatchObject({ reason: 'BadRequest', code: 400 });
+    const badZip = await send({ 'Content-Encoding': 'gzip', 'Content-Length': '4' }, [
+      Buffer.from('nope'),
+    ]);
+    expect(badZip.status).toBe(400);
   });
 
   it.each([

@@ -15,8 +15,14 @@ export interface NluComponent {
   toJSON(): unknown;
 }
 
-/** Progress callback: stage label and fraction of that stage done (0..1). */
-export type ProgressCallback = (stage: string, fraction: number) => void;
+/** Where a stage sits in the pipeline: 0-based `index` of `total` components. */
+export interface ProgressStep {
+  readonly index: number;
+  readonly total: number;
+}
+
+/** Progress callback: stage label, fraction of that stage done (0..1) and its pipeline step. */
+export type ProgressCallback = (stage: string, fraction: number, step: ProgressStep) => void;
 
 export interface TrainContext {
   readonly data: NluTrainingData;
@@ -28,6 +34,11 @@ export interface TrainContext {
   /** Index of this component in the pipeline (for distinct seeds and labels). */
   readonly index: number;
   progress(fraction: number): void;
+  /**
+   * Threads the component may use (1 = stay on the calling thread). Results must not depend on
+   * it: parallel parts are seeded independently and combined in a fixed order.
+   */
+  readonly threads?: number;
   /** Lets the event loop breathe during long training (progress callbacks, timers). */
   yieldNow(): Promise<void>;
 }

@@ -24,6 +24,8 @@ class OptionalRestJwtGuard extends AuthGuard(REST_JWT) {
 @Injectable()
 export class RestAuthGuard implements CanActivate {
   private readonly jwt = new OptionalRestJwtGuard();
+  /** `@Public()` per route handler (metadata is fixed once the app is built). */
+  private readonly publicRoutes = new WeakMap<object, boolean>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -32,10 +34,14 @@ export class RestAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const handler = context.getHandler();
+    let isPublic = this.publicRoutes.get(handler);
+    if (isPublic === undefined) {
+      isPublic =
+        this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, context.getClass()]) ===
+        true;
+      this.publicRoutes.set(handler, isPublic);
+    }
     if (isPublic) return true;
     const { token, jwtSecret } = this.config.auth;
     if (token === null && jwtSecret === null) return true;

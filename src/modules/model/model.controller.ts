@@ -1,5 +1,5 @@
-import { Controller, HttpCode, Post, Query, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import { Controller, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { ModelService } from './model.service';
 
 /** Rasa's model routes. Auth runs first (global guard). */
@@ -7,10 +7,17 @@ import { ModelService } from './model.service';
 export class ModelController {
   constructor(private readonly models: ModelService) {}
 
+  /**
+   * The hottest route: the answer is written directly (the bytes and headers `res.json` would
+   * send: `application/json; charset=utf-8` and the length), skipping Express's generic send.
+   */
   @Post('parse')
-  @HttpCode(200)
-  parse(@Req() req: Request, @Query('emulation_mode') emulationMode: unknown): unknown {
+  parse(@Req() req: Request, @Res() res: Response): void {
     const body: unknown = req.body;
-    return this.models.parse(body, emulationMode);
+    const json = JSON.stringify(this.models.parse(body, req.query.emulation_mode));
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(json));
+    res.end(json);
   }
 }

@@ -6,7 +6,7 @@ import {
   scanModelDirectory,
   writeModelArchive,
 } from 'src/core/model-archive';
-import { trainNlu } from 'src/core/nlu';
+import { trainNlu, type ProgressCallback } from 'src/core/nlu';
 import { trainDialogue } from 'src/core/processor/train-dialogue';
 import { type NluTrainingData, type ProjectConfig } from 'src/core/training-data';
 import { type StoryBlock } from 'src/core/training-data/stories-yaml-reader';
@@ -28,6 +28,10 @@ export interface TrainNluModelInput {
   readonly fixedModelName?: string;
   /** Train even when `outDir` already holds a model with the same fingerprint. */
   readonly force?: boolean;
+  /** Training progress; default: a `log` line every 10 % of each pipeline stage. */
+  readonly onProgress?: ProgressCallback;
+  /** Training threads (`num_threads`); default: trainNlu's. */
+  readonly threads?: number;
 }
 
 export interface TrainNluModelResult {
@@ -75,13 +79,16 @@ export async function trainNluModel(
     const nlu = await trainNlu(data, config, {
       substituteUnsupported: true,
       responses: domain.responses,
-      onProgress: (stage, fraction) => {
-        const pct = Math.floor(fraction * 10) * 10;
-        const key = `${stage}:${pct}`;
-        if (key === lastReported) return;
-        lastReported = key;
-        log(`  ${stage} ${pct}%`);
-      },
+      ...(input.threads === undefined ? {} : { threads: input.threads }),
+      onProgress:
+        input.onProgress ??
+        ((stage, fraction) => {
+          const pct = Math.floor(fraction * 10) * 10;
+          const key = `${stage}:${pct}`;
+          if (key === lastReported) return;
+          lastReported = key;
+          log(`  ${stage} ${pct}%`);
+        }),
     });
     for (const w of nlu.warnings) log(`warning: ${w}`);
     files['nlu/model.json'] = JSON.stringify(nlu.toJSON());

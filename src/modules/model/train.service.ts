@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { DialogueError } from 'src/core';
+import { type ProgressCallback } from 'src/core/nlu';
 import { readTrainRequest } from 'src/core/training-data/train-request-reader';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ApiError } from 'src/platform/errors/api-error';
@@ -48,7 +49,8 @@ export function parseTrainQuery(query: Record<string, unknown>): TrainQuery {
     saveToDefaultModelDirectory: boolArg(query.save_to_default_model_directory, true),
     forceTraining: boolArg(query.force_training, false),
     augmentation: intArg(query.augmentation, 50),
-    numThreads: intArg(query.num_threads, 1),
+    // 0 = not given: training picks its default (both cores of a 2-core machine).
+    numThreads: intArg(query.num_threads, 0),
     callbackUrl: typeof callback === 'string' && callback.trim() !== '' ? callback : null,
   };
 }
@@ -106,6 +108,21 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
+/** Training progress as server log lines: each pipeline stage at 0, 25, 50, 75 and 100 %. */
+function serverProgress(logger: Logger): ProgressCallback {
+  let last = '';
+  return (stage, fraction, { index, total }) => {
+    const percent = Math.floor(fraction * 4) * 25;
+    const key = `${stage}:${percent}`;
+    if (key === last) return;
+    last = key;
+    logger.log(
+      { stage, step: `${index + 1}/${total}`, percent },
+      `training ${stage} ${percent}% (step ${index + 1}/${total})`,
+    );
+  };
+}
+
 /**
  * Runs one `POST /model/train` job: reads the YAML body, trains the NLU model and writes the
  * archive to the models directory (the `--model` directory, else `models/`) or to a temporary
@@ -147,6 +164,8 @@ export async function runTraining(
         domainText: request.domainText,
         outDir,
         force: query.forceTraining,
+        onProgress: serverProgress(logger),
+        ...(query.numThreads > 0 ? { threads: query.numThreads } : {}),
       },
       (line) => logger.debug(line),
     );

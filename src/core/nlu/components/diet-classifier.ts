@@ -14,7 +14,8 @@ import {
   type TermFrequency,
 } from 'src/core/nlu/feature-assembly';
 import { type IntentScore, type NluMessage, type SparseVector } from 'src/core/nlu/message';
-import { SoftmaxModel } from 'src/core/nlu/softmax-model';
+import { SoftmaxModel, type SoftmaxTrainOptions } from 'src/core/nlu/softmax-model';
+import { softmaxWorkerAvailable, trainSoftmaxInWorker } from 'src/core/nlu/softmax-parallel';
 import {
   addInto,
   decodeFloats,
@@ -195,7 +196,17 @@ export class DIETClassifier implements NluComponent {
       ? (params['intent_hidden_ensemble'] as number[])
       : [config.hidden];
     const seeds = r.number('intent_seeds', 1);
-    if (labels.length > 0) {
+    // Intent model(s) and entity tagger are independent: with a second thread the intent model
+    // trains on a worker while the tagger trains here. Each part is seeded on its own and the
+    // parts are combined in a fixed order, so the model is the same with or without the worker.
+    const parallel =
+      (ctx.threads ?? 1) > 1 && entitiesWanted && labels.length > 0 && softmaxWorkerAvailable();
+    let intentDone = 0;
+    let entitiesDone = 0;
+    const report = (): void =>
+      ctx.progress(intentShare * intentDone + (1 - intentShare) * entitiesDone);
+    const trainIntents = async (): Promise<void> => {
+      if (labels.length === 0) return;
       const index = new Map(labels.map((l, i) => [l, i]));
       if (r.bool('use_idf', false)) {
         idf = inverseDocumentFrequency(
@@ -212,33 +223,40 @@ export class DIETClassifier implements NluComponent {
       for (const hidden of hiddenSizes) {
         for (let s = 0; s < seeds; s++) {
           const at = run;
+          const options: SoftmaxTrainOptions = {
+            inputDim: width,
+            classes: labels.length,
+            hidden,
+            epochs: config.epochs,
+            learningRate: config.learning_rate,
+            l2: config.regularization_constant,
+            dropRate: config.drop_rate,
+            batchSizes: config.batch_size,
+            seed: config.random_seed + ctx.index + 1000 * run,
+            tolerance: config.tolerance,
+            patience: config.patience,
+            labelSmoothing: r.number('label_smoothing', DIET_LABEL_SMOOTHING),
+            onEpoch: async (epoch) => {
+              intentDone = (at + (epoch + 1) / config.epochs) / runs;
+              report();
+              if (!parallel && epoch % 10 === 9) await ctx.yieldNow();
+            },
+          };
           models.push(
-            await SoftmaxModel.train(rows, y, {
-              inputDim: width,
-              classes: labels.length,
-              hidden,
-              epochs: config.epochs,
-              learningRate: config.learning_rate,
-              l2: config.regularization_constant,
-              dropRate: config.drop_rate,
-              batchSizes: config.batch_size,
-              seed: config.random_seed + ctx.index + 1000 * run,
-              tolerance: config.tolerance,
-              patience: config.patience,
-              labelSmoothing: r.number('label_smoothing', DIET_LABEL_SMOOTHING),
-              onEpoch: async (epoch) => {
-                ctx.progress((intentShare * (at + (epoch + 1) / config.epochs)) / runs);
-                if (epoch % 10 === 9) await ctx.yieldNow();
-              },
-            }),
+            parallel
+              ? await trainSoftmaxInWorker(rows, y, options)
+              : await SoftmaxModel.train(rows, y, options),
           );
           run += 1;
         }
       }
-    }
+      intentDone = 1;
+      report();
+    };
     let tagger: EntityTagger | null = null;
     const contextVocabulary: string[] = [];
-    if (entitiesWanted) {
+    const trainEntities = async (): Promise<void> => {
+      if (!entitiesWanted) return;
       const seen = new Set<string>();
       for (const m of messages) {
         for (const keys of contextKeys(m)) for (const k of keys) seen.add(k);
@@ -260,10 +278,17 @@ export class DIETClassifier implements NluComponent {
         learningRate: r.number('crf_learning_rate', 0.1),
         seed: config.random_seed + 7 + ctx.index,
         onEpoch: async (f) => {
-          ctx.progress(intentShare + (1 - intentShare) * f);
+          entitiesDone = f;
+          report();
           await ctx.yieldNow();
         },
       });
+    };
+    if (parallel) {
+      await Promise.all([trainIntents(), trainEntities()]);
+    } else {
+      await trainIntents();
+      await trainEntities();
     }
     return new DIETClassifier(
       layout,
