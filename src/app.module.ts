@@ -8,6 +8,7 @@ import { ModelStoreModule } from 'src/modules/model-store/model-store.module';
 import { ModelModule } from 'src/modules/model/model.module';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
 import { TrackerModule } from 'src/modules/tracker/tracker.module';
+import { VoiceGatewayModule } from 'src/modules/voice-gateway/voice-gateway.module';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ConfigModule } from 'src/platform/config/config.module';
 import { DatabaseModule } from 'src/platform/database/database.module';
@@ -34,6 +35,7 @@ export class AppModule {
         ConversationsGraphqlModule,
         ModelStoreModule.forRoot(config),
         ChannelsModule.forRoot(config),
+        VoiceGatewayModule.forRoot(config),
       ],
     };
   }

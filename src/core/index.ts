@@ -196,3 +196,42 @@ export {
   readStoriesYaml,
   type StoryBlock,
 } from 'src/core/training-data/stories-yaml-reader';
+export {
+  NULL_UUID,
+  isUuid,
+  type MediaFormat,
+  type OpenParameters,
+} from 'src/core/voice/audiohook-protocol';
+export {
+  AudioHookSession,
+  type AudioHookListener,
+  type AudioHookLogger,
+  type AudioHookTransport,
+} from 'src/core/voice/audiohook-session';
+export {
+  verifyHttpSignature,
+  type SignatureResult,
+  type SignedRequest,
+} from 'src/core/voice/http-signature';
+export { buildJsgf } from 'src/core/voice/jsgf-grammar';
+export { MULAW_SILENCE, mulawDecode, mulawEncode, mulawSilence } from 'src/core/voice/mulaw';
+export { NonceCache } from 'src/core/voice/nonce-cache';
+export { resample, upsample2x } from 'src/core/voice/resample';
+export {
+  type RecognitionEvent,
+  type SpeechRecognizer,
+  type SpeechSynthesizer,
+} from 'src/core/voice/speech-engines';
+export {
+  VoiceCall,
+  VoiceOutputChannel,
+  countWords,
+  type CallSession,
+  type TurnLatency,
+} from 'src/core/voice/voice-call';
+export {
+  VoiceConfigError,
+  parseVoiceConnectorConfig,
+  type VoiceConnectorConfig,
+} from 'src/core/voice/voice-config';
+export { parseWav } from 'src/core/voice/wav';

@@ -45,6 +45,8 @@ export interface AppConfig {
   readonly logLevel: LogLevel;
   /** License JWT (`PARLEY_LICENSE`) shown by `GET /license`; null for the open-source record. */
   readonly license: string | null;
+  /** API keys of cloud speech engines (voice connector); null when not set. */
+  readonly speechKeys?: { readonly deepgram: string | null };
   /** OpenID Connect bearer tokens for the GraphQL API (and the embedded identity provider). */
   readonly oidc: OidcConfig;
   /** The conversation-management GraphQL API at /api/graphql. */

@@ -94,6 +94,9 @@ export class EnvSchema {
 
   @IsOptional() @IsJWT() PARLEY_LICENSE?: string;
 
+  /** Deepgram API key for the voice connector's `deepgram` TTS engine. */
+  @IsOptional() @IsString() DEEPGRAM_API_KEY?: string;
+
   @IsOptional()
   @Matches(/^https?:\/\/\S+[^/]$/, {
     message: 'OIDC_ISSUER_URL must be an http(s) URL without a trailing slash',

@@ -83,6 +83,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     inspect: schema.PARLEY_INSPECT ?? false,
     logLevel: (schema.LOG_LEVEL ?? 'info') as LogLevel,
     license: schema.PARLEY_LICENSE ?? null,
+    speechKeys: { deepgram: schema.DEEPGRAM_API_KEY ?? null },
     oidc: {
       issuerUrl: schema.OIDC_ISSUER_URL ?? null,
       jwksUri: schema.OIDC_JWKS_URI ?? null,
@@ -153,6 +154,7 @@ export const ENV_KEYS = [
   'PARLEY_INSPECT',
   'LOG_LEVEL',
   'PARLEY_LICENSE',
+  'DEEPGRAM_API_KEY',
   'OIDC_ISSUER_URL',
   'OIDC_JWKS_URI',
   'OIDC_AUDIENCE',

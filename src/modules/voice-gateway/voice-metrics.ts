@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { type TurnLatency } from 'src/core';
+
+type Field = 'asrMs' | 'processingMs' | 'ttsFirstByteMs' | 'transcriptToAudioMs' | 'parleyAddedMs';
+const FIELDS: Field[] = [
+  'asrMs',
+  'processingMs',
+  'ttsFirstByteMs',
+  'transcriptToAudioMs',
+  'parleyAddedMs',
+];
+const NAMES: Record<Field, string> = {
+  asrMs: 'asr',
+  processingMs: 'processing',
+  ttsFirstByteMs: 'tts_first_byte',
+  transcriptToAudioMs: 'transcript_to_audio',
+  parleyAddedMs: 'parley_added',
+};
+
+/** Voice counters and per-turn latency sums, exported in the Prometheus text format. */
+@Injectable()
+export class VoiceMetrics {
+  activeCalls = 0;
+  callsTotal = 0;
+  bargeInsTotal = 0;
+  refusedConnectionsTotal = 0;
+  private readonly sums = new Map<Field, { sum: number; count: number }>();
+
+  recordTurn(latency: TurnLatency): void {
+    for (const field of FIELDS) {
+      const value = latency[field];
+      if (value === null) continue;
+      const entry = this.sums.get(field) ?? { sum: 0, count: 0 };
+      entry.sum += value / 1000;
+      entry.count += 1;
+      this.sums.set(field, entry);
+    }
+  }
+
+  render(): string {
+    const lines = [
+      '# TYPE parley_voice_active_calls gauge',
+      `parley_voice_active_calls ${this.activeCalls}`,
+      '# TYPE parley_voice_calls_total counter',
+      `parley_voice_calls_total ${this.callsTotal}`,
+      '# TYPE parley_voice_barge_ins_total counter',
+      `parley_voice_barge_ins_total ${this.bargeInsTotal}`,
+      '# TYPE parley_voice_refused_connections_total counter',
+      `parley_voice_refused_connections_total ${this.refusedConnectionsTotal}`,
+      '# TYPE parley_voice_turn_latency_seconds summary',
+    ];
+    for (const field of FIELDS) {
+      const entry = this.sums.get(field) ?? { sum: 0, count: 0 };
+      lines.push(`parley_voice_turn_latency_seconds_sum{stage="${NAMES[field]}"} ${entry.sum}`);
+      lines.push(`parley_voice_turn_latency_seconds_count{stage="${NAMES[field]}"} ${entry.count}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}
