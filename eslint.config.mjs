@@ -18,7 +18,16 @@ const frameworkImports = [
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.parley/**', 'models/**', 'bin/**', 'bench/scratch/**', 'bench/results/**'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.parley/**',
+      'models/**',
+      'bin/**',
+      'bench/scratch/**',
+      'bench/results/**',
+    ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -33,12 +42,28 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/require-await': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
-      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false },
+      ],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       curly: ['error', 'multi-line'],
       'no-console': 'error',
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../*', '../**'], message: 'Use the src/… alias instead of parent-relative imports.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*', '../**'],
+              message: 'Use the src/… alias instead of parent-relative imports.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -55,9 +80,18 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['../*', '../**'], message: 'Use the src/… alias instead of parent-relative imports.' },
-            { group: frameworkImports, message: 'src/core is framework-free: no Nest, TypeORM, pg, ws or validators.' },
-            { group: ['src/modules/*', 'src/platform/*', 'src/modules/**', 'src/platform/**'], message: 'core must not depend on modules or platform.' },
+            {
+              group: ['../*', '../**'],
+              message: 'Use the src/… alias instead of parent-relative imports.',
+            },
+            {
+              group: frameworkImports,
+              message: 'src/core is framework-free: no Nest, TypeORM, pg, ws or validators.',
+            },
+            {
+              group: ['src/modules/*', 'src/platform/*', 'src/modules/**', 'src/platform/**'],
+              message: 'core must not depend on modules or platform.',
+            },
           ],
         },
       ],
@@ -66,7 +100,15 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        __dirname: 'readonly',
+        console: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off', 'no-console': 'off' },
   },
   {
