@@ -1,5 +1,4 @@
 'use strict';
-/* global fetch, AbortSignal -- Node globals missing from the repo's eslint JS globals */
 // Dialogue benchmark: REST channel turns (parse + predict + actions + one persisted append per
 // turn) on the bundled moodbot against a bare NestJS route, plus moodbot training time.
 //
@@ -13,14 +12,10 @@
 //    Targets: (b) ≥ 40 % of (a) at 50 conversations, (b) p99 < 15 ms at 10 conversations.
 // Database: DATABASE_URL's server (a fresh scratch database, dropped afterwards) or the embedded
 // PostgreSQL. Results: console and bench/results/dialogue.json.
-const { execFile, spawn } = require('node:child_process');
-const { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
-const net = require('node:net');
+const { chmodSync, existsSync, mkdtempSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { clearTimeout, setTimeout } = require('node:timers');
 const {
-  SERVER_START_TIMEOUT_MS,
   cannon,
   check,
   cleanupStack,
@@ -31,109 +26,18 @@ const {
   request,
   round,
 } = require('./lib/http-bench');
+const {
+  ROOT,
+  moodbotFiles,
+  parseNumberArgs,
+  startParley,
+  trainParley,
+  writeResults,
+} = require('./lib/parley');
 
-const ROOT = path.resolve(__dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'parley.js');
 const DIST_CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
-const BOT = path.join(ROOT, 'examples', 'moodbot');
 const RESULTS = path.join(__dirname, 'results', 'dialogue.json');
-const STOP_TIMEOUT_MS = 20_000;
 const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'amazing', 'bye'];
-
-function parseArgs(argv) {
-  const opts = { duration: 10, warmup: 2 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const key = argv[i].replace(/^--/, '');
-    if (!(key in opts)) throw new Error(`unknown option ${argv[i]}`);
-    opts[key] = Number(argv[i + 1]);
-  }
-  return opts;
-}
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function train(tmp) {
-  const out = path.join(tmp, 'models');
-  const args = [
-    BIN,
-    'train',
-    '--data',
-    path.join(BOT, 'data'),
-    '--domain',
-    path.join(BOT, 'domain.yml'),
-    '--config',
-    path.join(BOT, 'config.parley.yml'),
-    '--out',
-    out,
-  ];
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: ROOT, timeout: 300_000 }, (error, stdout, stderr) => {
-      if (error) {
-        reject(new Error(`parley train failed (${error.message}):\n${stderr}`));
-        return;
-      }
-      resolve({ dir: out, archive: stdout.trim().split('\n').pop(), ms: Date.now() - started });
-    });
-  });
-}
-
-async function startParley(modelDir, env) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'run', '--enable-api', '--model', modelDir], {
-    cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-    detached: true,
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const killGroup = (signal) => {
-    try {
-      process.kill(-child.pid, signal);
-    } catch {
-      // group already gone
-    }
-  };
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => killGroup('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    }
-    killGroup('SIGKILL');
-  };
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + SERVER_START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`parley run exited (${child.exitCode ?? child.signalCode}) before listening`);
-    }
-    try {
-      const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) });
-      const status = await res.json();
-      if (res.status === 200 && status.model_file) return { url, status, close };
-    } catch {
-      // not up yet
-    }
-    await sleep(250);
-  }
-  await close();
-  throw new Error('parley run did not come up');
-}
 
 async function turns(parley, connections, bench, run) {
   let bad = 0;
@@ -171,14 +75,14 @@ async function turns(parley, connections, bench, run) {
 }
 
 async function main() {
-  const bench = parseArgs(process.argv.slice(2));
+  const bench = parseNumberArgs(process.argv.slice(2), { duration: 10, warmup: 2 });
   if (!existsSync(DIST_CLI)) throw new Error(`${DIST_CLI} is missing: run "npm run build" first`);
   const cleanups = cleanupStack();
   try {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-dialogue-'));
     chmodSync(tmp, 0o755);
     cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
-    const model = await train(tmp);
+    const model = await trainParley({ ...moodbotFiles(), out: path.join(tmp, 'models') });
     console.log(`moodbot trained end to end (NLU + policies) in ${(model.ms / 1000).toFixed(2)} s`);
 
     const env = {};
@@ -237,11 +141,14 @@ async function main() {
     console.log(
       `load average (1/5/15 min): before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')} on ${os.cpus().length} CPUs`,
     );
-    mkdirSync(path.dirname(RESULTS), { recursive: true });
-    writeFileSync(
-      RESULTS,
-      `${JSON.stringify({ date: new Date().toISOString(), ...machine(), database, options: bench, results, verdict }, null, 2)}\n`,
-    );
+    writeResults(RESULTS, {
+      date: new Date().toISOString(),
+      ...machine(),
+      database,
+      options: bench,
+      results,
+      verdict,
+    });
   } finally {
     await cleanups.run();
   }

@@ -2,11 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { cli, freePort } from 'test/utils/cli';
-import { FIXTURES, SHARED, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
+import { botFiles, FORMBOT_DIR, startAppWithModel, trainBot } from 'test/utils/bots';
+import { freePort } from 'test/utils/cli';
+import { FIXTURES, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
 import { startFormbotActionServer } from 'test/utils/formbot-action-server';
 
-const BOT = join(SHARED, 'bots', 'formbot');
+const FORMBOT = botFiles(FORMBOT_DIR, join(FIXTURES, 'formbot', 'config.yml'));
 
 /**
  * The formbot trained by `parley train` (regex/lookup stand-in for Duckling), its
@@ -20,23 +21,10 @@ describe('formbot dialogue end to end', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-form-'));
-    const trained = cli(
-      [
-        'train',
-        '--data',
-        join(BOT, 'data'),
-        join(FIXTURES, 'formbot', 'data'),
-        '--domain',
-        join(BOT, 'domain.yml'),
-        '--config',
-        join(FIXTURES, 'formbot', 'config.yml'),
-        '--out',
-        join(dir, 'models'),
-      ],
-      {},
-      120_000,
+    trainBot(
+      { ...FORMBOT, data: [...FORMBOT.data, join(FIXTURES, 'formbot', 'data')] },
+      join(dir, 'models'),
     );
-    if (trained.status !== 0) throw new Error(`training failed: ${trained.stderr}`);
     actions = await startFormbotActionServer();
     const endpoints = join(dir, 'endpoints.yml');
     writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}"\n`);
@@ -156,34 +144,15 @@ describe('formbot with an unreachable action server', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-form-down-'));
-    const trained = cli(
-      [
-        'train',
-        '--data',
-        join(BOT, 'data'),
-        '--domain',
-        join(BOT, 'domain.yml'),
-        '--config',
-        join(FIXTURES, 'formbot', 'config.yml'),
-        '--out',
-        join(dir, 'models'),
-      ],
-      {},
-      120_000,
-    );
-    if (trained.status !== 0) throw new Error(`training failed: ${trained.stderr}`);
+    trainBot(FORMBOT, join(dir, 'models'));
     const endpoints = join(dir, 'endpoints.yml');
     writeFileSync(
       endpoints,
       `action_endpoint:\n  url: "http://127.0.0.1:${await freePort()}/webhook"\n`,
     );
-    t = await startTestApp({
+    t = await startAppWithModel(join(dir, 'models'), {
       env: { PARLEY_ENDPOINTS: endpoints, ACTION_SERVER_TIMEOUT_MS: '2000' },
     });
-    await request(t.url)
-      .put('/model')
-      .send({ model_file: join(dir, 'models') })
-      .expect(204);
   }, 180_000);
 
   afterAll(async () => {

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { OutputChannel, type JsonObject } from 'src/core';
 import { OutputChannelRegistry } from 'src/modules/dialogue/output-channel.registry';
 import request from 'supertest';
-import { BIN, cli, ROOT } from 'test/utils/cli';
-import { SHARED, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
+import { MOODBOT, MOODBOT_DIR, startAppWithModel, trainBot } from 'test/utils/bots';
+import { BIN, ROOT } from 'test/utils/cli';
+import { SHARED, uniqueId, type TestApp } from 'test/utils/create-test-app';
 
-const BOT = join(ROOT, 'examples', 'moodbot');
+const BOT = MOODBOT_DIR;
 
 /** An output channel that records what it is sent. */
 class RecordingChannel extends OutputChannel {
@@ -33,27 +34,8 @@ describe('moodbot dialogue end to end', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-mood-'));
-    const trained = cli(
-      [
-        'train',
-        '--data',
-        join(BOT, 'data'),
-        '--domain',
-        join(BOT, 'domain.yml'),
-        '--config',
-        join(BOT, 'config.parley.yml'),
-        '--out',
-        join(dir, 'models'),
-      ],
-      {},
-      120_000,
-    );
-    if (trained.status !== 0) throw new Error(`training failed: ${trained.stderr}`);
-    t = await startTestApp();
-    await request(t.url)
-      .put('/model')
-      .send({ model_file: join(dir, 'models') })
-      .expect(204);
+    trainBot(MOODBOT, join(dir, 'models'));
+    t = await startAppWithModel(join(dir, 'models'));
   }, 180_000);
 
   afterAll(async () => {

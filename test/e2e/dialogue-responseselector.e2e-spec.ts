@@ -2,10 +2,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { cli } from 'test/utils/cli';
-import { SHARED, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
+import {
+  RESPONSESELECTORBOT,
+  RESPONSESELECTORBOT_DIR,
+  startAppWithModel,
+  trainBot,
+} from 'test/utils/bots';
+import { uniqueId, type TestApp } from 'test/utils/create-test-app';
 
-const BOT = join(SHARED, 'bots', 'responseselectorbot');
+const BOT = RESPONSESELECTORBOT_DIR;
 
 /** The responseselectorbot (NLU + policies) answering retrieval intents through the REST channel. */
 describe('responseselectorbot dialogue end to end', () => {
@@ -14,27 +19,8 @@ describe('responseselectorbot dialogue end to end', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-rsb-dlg-'));
-    const trained = cli(
-      [
-        'train',
-        '--data',
-        join(BOT, 'data'),
-        '--domain',
-        join(BOT, 'domain.yml'),
-        '--config',
-        join(BOT, 'config.yml'),
-        '--out',
-        join(dir, 'models'),
-      ],
-      {},
-      120_000,
-    );
-    if (trained.status !== 0) throw new Error(`training failed: ${trained.stderr}`);
-    t = await startTestApp();
-    await request(t.url)
-      .put('/model')
-      .send({ model_file: join(dir, 'models') })
-      .expect(204);
+    trainBot(RESPONSESELECTORBOT, join(dir, 'models'));
+    t = await startAppWithModel(join(dir, 'models'));
   }, 180_000);
 
   afterAll(async () => {

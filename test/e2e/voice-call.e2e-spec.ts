@@ -5,11 +5,11 @@ import { mulawSilence } from 'src/core';
 import { ProcessTts } from 'src/modules/voice-gateway/engines/process-tts';
 import request from 'supertest';
 import { AudioHookClient, type ServerMessage } from 'test/utils/audiohook-client';
-import { cli, ROOT } from 'test/utils/cli';
+import { botFiles, MOODBOT, MOODBOT_DIR, trainBot } from 'test/utils/bots';
 import { startTestApp, type TestApp } from 'test/utils/create-test-app';
 import { parse, stringify } from 'yaml';
 
-const BOT = join(ROOT, 'examples', 'moodbot');
+const BOT = MOODBOT_DIR;
 const API_KEY = 'voice-call-test-key';
 
 /**
@@ -33,22 +33,7 @@ describe('a Genesys call to the moodbot (e2e)', () => {
     };
     domain.responses.utter_goodbye = [{ text: 'Bye', custom: { hangup: true } }];
     writeFileSync(join(dir, 'domain.yml'), stringify(domain));
-    const trained = cli(
-      [
-        'train',
-        '--data',
-        join(dir, 'data'),
-        '--domain',
-        join(dir, 'domain.yml'),
-        '--config',
-        join(BOT, 'config.parley.yml'),
-        '--out',
-        join(dir, 'models'),
-      ],
-      {},
-      120_000,
-    );
-    if (trained.status !== 0) throw new Error(`training failed: ${trained.stderr}`);
+    trainBot({ ...botFiles(dir), config: MOODBOT.config }, join(dir, 'models'));
     writeFileSync(
       join(dir, 'credentials.yml'),
       stringify({

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli, ROOT } from 'test/utils/cli';
+import { MOODBOT, trainBot } from 'test/utils/bots';
 
 const tempDirs: string[] = [];
 
@@ -30,25 +30,7 @@ export function credentialsFile(yaml: string): string {
  * fresh folder and returns the models directory, for `PARLEY_MODEL`.
  */
 export function trainMoodbot(): string {
-  const out = join(tempDir('parley-moodbot-'), 'models');
-  const bot = join(ROOT, 'examples', 'moodbot');
-  const r = cli(
-    [
-      'train',
-      '--data',
-      join(bot, 'data'),
-      '--domain',
-      join(bot, 'domain.yml'),
-      '--config',
-      join(bot, 'config.parley.yml'),
-      '--out',
-      out,
-    ],
-    {},
-    120_000,
-  );
-  if (r.status !== 0) throw new Error(`moodbot training failed:\n${r.stderr}`);
-  return out;
+  return trainBot(MOODBOT, join(tempDir('parley-moodbot-'), 'models'));
 }
 
 /** A request a ReceivingServer got. */

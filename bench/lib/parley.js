@@ -1,0 +1,145 @@
+'use strict';
+/* global fetch, AbortSignal -- Node globals missing from the repo's eslint JS globals */
+// Helpers shared by the benchmarks that drive the `parley` CLI: numeric option parsing, a free
+// loopback port, `parley train` in a child process, `parley run` in its own process group, and
+// the results file.
+const { execFile, spawn } = require('node:child_process');
+const { mkdirSync, writeFileSync } = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const { clearTimeout, setTimeout } = require('node:timers');
+const { SERVER_START_TIMEOUT_MS } = require('./http-bench');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const BIN = path.join(ROOT, 'bin', 'parley.js');
+const MOODBOT = path.join(ROOT, 'examples', 'moodbot');
+const STOP_TIMEOUT_MS = 20_000;
+
+/** `--key value` pairs over `defaults` (every value a number); throws on an unknown key. */
+function parseNumberArgs(argv, defaults) {
+  const opts = { ...defaults };
+  for (let i = 0; i < argv.length; i += 2) {
+    const key = argv[i].replace(/^--/, '');
+    if (!(key in opts)) throw new Error(`unknown option ${argv[i]}`);
+    opts[key] = Number(argv[i + 1]);
+  }
+  return opts;
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `parley train --data <data...> --domain <domain> --config <config> --out <out> <args...>`;
+ * resolves to { dir: out, archive (the path it printed last), ms (wall time) }.
+ */
+function trainParley({ data, domain, config, out, args = [], env, timeout = 300_000 }) {
+  const argv = [BIN, 'train', '--data', ...data, '--domain', domain, '--config', config];
+  argv.push('--out', out, ...args);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      argv,
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new Error(`parley train failed (${error.message}):\n${stderr}`));
+          return;
+        }
+        const archive = stdout.trim().split('\n').pop();
+        resolve({ dir: out, archive, ms: Date.now() - started });
+      },
+    );
+  });
+}
+
+/** The bundled moodbot's files (examples/moodbot) with config file `config`. */
+function moodbotFiles(config = 'config.parley.yml') {
+  return {
+    data: [path.join(MOODBOT, 'data')],
+    domain: path.join(MOODBOT, 'domain.yml'),
+    config: path.join(MOODBOT, config),
+  };
+}
+
+/**
+ * `parley run --enable-api --model <model>` in its own process group (a stuck server and its
+ * embedded PostgreSQL are killed together), ready once GET /status names a model file.
+ */
+async function startParley(model, env) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'run', '--enable-api', '--model', model], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const killGroup = (signal) => {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // group already gone
+    }
+  };
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM'); // Parley closes the app, then stops its embedded PostgreSQL
+      const timer = setTimeout(() => killGroup('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    killGroup('SIGKILL'); // leftovers of the group, if any
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + SERVER_START_TIMEOUT_MS;
+  let lastError = null;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`parley run exited (${child.exitCode ?? child.signalCode}) before listening`);
+    }
+    try {
+      const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) });
+      const status = await res.json();
+      if (res.status === 200 && status.model_file) return { url, status, close, pid: child.pid };
+      lastError = `GET /status → ${res.status} ${JSON.stringify(status)}`;
+    } catch (error) {
+      lastError = error.message;
+    }
+    await sleep(250);
+  }
+  await close();
+  throw new Error(`parley run not ready within ${SERVER_START_TIMEOUT_MS} ms (${lastError})`);
+}
+
+/** Writes `report` as indented JSON (and a final newline) to `file`, making its folder. */
+function writeResults(file, report) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+module.exports = {
+  BIN,
+  MOODBOT,
+  ROOT,
+  freePort,
+  moodbotFiles,
+  parseNumberArgs,
+  sleep,
+  startParley,
+  trainParley,
+  writeResults,
+};

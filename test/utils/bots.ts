@@ -1,0 +1,51 @@
+import { join } from 'node:path';
+import request from 'supertest';
+import { cli, ROOT } from 'test/utils/cli';
+import { SHARED, startTestApp, type TestApp } from 'test/utils/create-test-app';
+
+/** The files `parley train` is given for one bot. */
+export interface BotFiles {
+  readonly data: readonly string[];
+  readonly domain: string;
+  readonly config: string;
+}
+
+/** The files of a bot folder laid out as Rasa's (data/, domain.yml), with its config file. */
+export function botFiles(bot: string, config = join(bot, 'config.yml')): BotFiles {
+  return { data: [join(bot, 'data')], domain: join(bot, 'domain.yml'), config };
+}
+
+export const MOODBOT_DIR = join(ROOT, 'examples', 'moodbot');
+
+/** The bundled moodbot (examples/moodbot) with its Parley config (NLU + policies). */
+export const MOODBOT = botFiles(MOODBOT_DIR, join(MOODBOT_DIR, 'config.parley.yml'));
+export const RESPONSESELECTORBOT_DIR = join(SHARED, 'bots', 'responseselectorbot');
+export const RESPONSESELECTORBOT = botFiles(RESPONSESELECTORBOT_DIR);
+/** The formbot's data and domain; its config (and extra data) come from test/fixtures/formbot. */
+export const FORMBOT_DIR = join(SHARED, 'bots', 'formbot');
+
+/** Trains `bot` with `parley train` into `out` and returns `out` (a models directory). */
+export function trainBot(bot: BotFiles, out: string): string {
+  const trained = cli(
+    ['train', '--data', ...bot.data, '--domain', bot.domain, '--config', bot.config, '--out', out],
+    {},
+    120_000,
+  );
+  if (trained.status !== 0) throw new Error(`training failed: ${trained.stderr}`);
+  return out;
+}
+
+/** Starts a test app and loads the models in `modelDir` through PUT /model. */
+export async function startAppWithModel(
+  modelDir: string,
+  options: Parameters<typeof startTestApp>[0] = {},
+): Promise<TestApp> {
+  const t = await startTestApp(options);
+  try {
+    await request(t.url).put('/model').send({ model_file: modelDir }).expect(204);
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
+  return t;
+}
