@@ -17,10 +17,9 @@
 //    A first round of 5 conversations × 4 turns per channel warms up and is not reported.
 // Database: DATABASE_URL's server (a fresh `parley_bench_<ts>` database, dropped afterwards), or
 // the embedded PostgreSQL `parley run` starts itself, in the temp dir.
-const { execFileSync, spawn } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
@@ -33,10 +32,8 @@ const {
   machine,
   round,
 } = require('./lib/http-bench');
+const { BIN, ROOT, freePort, moodbotFiles, trainParley } = require('./lib/parley');
 
-const ROOT = path.resolve(__dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'parley.js');
-const BOT = path.join(ROOT, 'examples', 'moodbot');
 const TURNS = [
   ['hi', 'Hey! How are you?'],
   ['great', 'Great, carry on!'],
@@ -50,15 +47,6 @@ function parseArgs(argv) {
     else throw new Error(`unknown option ${argv[i]} (known: --conversations, --turns)`);
   }
   return opts;
-}
-
-function freePort() {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function percentile(sorted, p) {
@@ -103,18 +91,7 @@ async function main() {
   try {
     loadAverage({ warn: true });
     const models = path.join(tmp, 'models');
-    execFileSync(process.execPath, [
-      BIN,
-      'train',
-      '--data',
-      path.join(BOT, 'data'),
-      '--domain',
-      path.join(BOT, 'domain.yml'),
-      '--config',
-      path.join(BOT, 'config.parley.yml'),
-      '--out',
-      models,
-    ]);
+    await trainParley({ ...moodbotFiles(), out: models });
 
     // The callback receiver: resolves the waiting turn of each recipient.
     const waiting = new Map();

@@ -1,5 +1,5 @@
 'use strict';
-/* global fetch, AbortSignal -- Node globals missing from the repo's eslint JS globals */
+/* global fetch -- Node globals missing from the repo's eslint JS globals */
 // Model store benchmark: load time and peak memory of a model archive, and swap latency over HTTP.
 //
 //   npm run build && node bench/models.js [--swaps 10] [--skip-synthetic]
@@ -14,12 +14,10 @@
 //    parse latency during the swaps, and checks that every request answered 2xx.
 // Database: DATABASE_URL's server (a fresh `parley_bench_<ts>` database, dropped afterwards), or
 // the embedded PostgreSQL `parley run` starts itself. Results: console and bench/results/models.json.
-const { execFile, execFileSync, fork, spawn } = require('node:child_process');
-const { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } = require('node:fs');
-const net = require('node:net');
+const { execFileSync, fork } = require('node:child_process');
+const { mkdirSync, mkdtempSync, rmSync, statSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { clearTimeout, setTimeout } = require('node:timers');
 const {
   check,
   cleanupStack,
@@ -29,17 +27,12 @@ const {
   round,
 } = require('./lib/http-bench');
 
-const ROOT = path.resolve(__dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'parley.js');
+const { ROOT, moodbotFiles, startParley, trainParley, writeResults } = require('./lib/parley');
+
 const DIST = path.join(ROOT, 'dist');
-const MOODBOT = path.join(ROOT, 'examples', 'moodbot');
 const RESULTS = path.join(__dirname, 'results', 'models.json');
 const LOAD_RUNS = 3;
 const MB = 1024 * 1024;
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -126,32 +119,14 @@ function runChild(mode, arg) {
 // ---------------------------------------------------------------------------------------------
 // Preparation
 
-function trainMoodbot(outDir, name) {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [
-        BIN,
-        'train',
-        '--data',
-        path.join(MOODBOT, 'data'),
-        '--domain',
-        path.join(MOODBOT, 'domain.yml'),
-        '--config',
-        path.join(MOODBOT, 'config.yml'),
-        '--out',
-        outDir,
-        '--fixed-model-name',
-        name,
-        '--force',
-      ],
-      { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' }, timeout: 5 * 60_000 },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`parley train failed: ${stderr}`));
-        else resolve(path.resolve(ROOT, stdout.trim().split('\n').pop()));
-      },
-    );
+async function trainMoodbot(outDir, name) {
+  const { archive } = await trainParley({
+    ...moodbotFiles('config.yml'),
+    out: outDir,
+    args: ['--fixed-model-name', name, '--force'],
+    env: { LOG_LEVEL: 'silent' },
   });
+  return path.resolve(ROOT, archive);
 }
 
 function compileBenchNlu() {
@@ -166,59 +141,6 @@ function compileBenchNlu() {
     ],
     { stdio: 'inherit', cwd: ROOT },
   );
-}
-
-// ---------------------------------------------------------------------------------------------
-// Server
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startParley(model, env) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'run', '--enable-api', '--model', model], {
-    cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-    detached: true,
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }, 20_000);
-      await exited;
-      clearTimeout(timer);
-    }
-  };
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error('parley run exited before listening');
-    try {
-      const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200 && (await res.json()).model_file) return { url, close };
-    } catch {
-      // not yet
-    }
-    await sleep(250);
-  }
-  await close();
-  throw new Error('parley run not ready within 120 s');
 }
 
 async function timed(fn) {
@@ -350,8 +272,7 @@ async function main(argv) {
   console.log(`\nSwap over HTTP (${results.database}):`);
   show(`moodbot ↔ moodbot ×${swaps}`, results.swapMoodbot);
   if (results.swapSynthetic) show('moodbot ↔ synthetic ×4', results.swapSynthetic);
-  mkdirSync(path.dirname(RESULTS), { recursive: true });
-  writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+  writeResults(RESULTS, results);
   console.log(`\nload average ${load.join(' ')}; results in bench/results/models.json`);
 }
 

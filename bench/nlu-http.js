@@ -1,5 +1,4 @@
 'use strict';
-/* global fetch, AbortSignal -- Node globals missing from the repo's eslint JS globals */
 // NLU HTTP benchmark: POST /model/parse on a trained moodbot model against a bare NestJS route.
 //
 //   npm run build && node bench/nlu-http.js [--duration 10] [--warmup 2] [--connections 8]
@@ -13,22 +12,18 @@
 // Database: DATABASE_URL's server (a fresh `parley_bench_<ts>` database, dropped afterwards), or
 // the embedded PostgreSQL `parley run` starts itself, with PARLEY_DATA_DIR in the temp dir.
 // Results: console table and bench/results/nlu-http.json.
-const { execFile, spawn } = require('node:child_process');
 const {
   chmodSync,
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { clearTimeout, setTimeout } = require('node:timers');
+const { setTimeout } = require('node:timers');
 const {
-  SERVER_START_TIMEOUT_MS,
   cannon,
   check,
   cleanupStack,
@@ -39,11 +34,17 @@ const {
   request,
   round,
 } = require('./lib/http-bench');
+const {
+  MOODBOT: BOT,
+  ROOT,
+  moodbotFiles,
+  sleep,
+  startParley,
+  trainParley,
+  writeResults,
+} = require('./lib/parley');
 
-const ROOT = path.resolve(__dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'parley.js');
 const DIST_CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
-const BOT = path.join(ROOT, 'examples', 'moodbot');
 const RESULTS = path.join(__dirname, 'results', 'nlu-http.json');
 const TARGET_RATIO = 0.6;
 const TRAIN_TIMEOUT_MS = 5 * 60_000;
@@ -113,103 +114,12 @@ function dietConfig(text, epochs) {
   return lines.join('\n');
 }
 
-function train(tmp, epochs) {
+async function train(tmp, epochs) {
   const config = path.join(tmp, 'config.yml');
   writeFileSync(config, dietConfig(readFileSync(path.join(BOT, 'config.yml'), 'utf8'), epochs));
   const out = path.join(tmp, 'models');
-  const args = [
-    BIN,
-    'train',
-    '--data',
-    path.join(BOT, 'data'),
-    '--domain',
-    path.join(BOT, 'domain.yml'),
-    '--config',
-    config,
-    '--out',
-    out,
-  ];
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      args,
-      { cwd: ROOT, timeout: TRAIN_TIMEOUT_MS, killSignal: 'SIGKILL' },
-      (error, stdout, stderr) => {
-        if (error) {
-          reject(new Error(`parley train failed (${error.message}):\n${stderr}`));
-          return;
-        }
-        const archive = stdout.trim().split('\n').pop();
-        resolve({ dir: out, archive, epochs, ms: Date.now() - started });
-      },
-    );
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Parley: `parley run` in its own process group, so a stuck server and its embedded PostgreSQL
-// can be killed together.
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function startParley(modelDir, env) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'run', '--enable-api', '--model', modelDir], {
-    cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-    detached: true,
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const killGroup = (signal) => {
-    try {
-      process.kill(-child.pid, signal);
-    } catch {
-      // group already gone
-    }
-  };
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM'); // Parley closes the app, then stops its embedded PostgreSQL
-      const timer = setTimeout(() => killGroup('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    }
-    killGroup('SIGKILL'); // leftovers of the group, if any
-  };
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + SERVER_START_TIMEOUT_MS;
-  let lastError = null;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`parley run exited (${child.exitCode ?? child.signalCode}) before listening`);
-    }
-    try {
-      const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) });
-      const status = await res.json();
-      if (res.status === 200 && status.model_file) return { url, status, close, pid: child.pid };
-      lastError = `GET /status → ${res.status} ${JSON.stringify(status)}`;
-    } catch (error) {
-      lastError = error.message;
-    }
-    await sleep(250);
-  }
-  await close();
-  throw new Error(`parley run not ready within ${SERVER_START_TIMEOUT_MS} ms (${lastError})`);
+  const model = await trainParley({ ...moodbotFiles(), config, out, timeout: TRAIN_TIMEOUT_MS });
+  return { ...model, epochs };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -390,8 +300,7 @@ async function main() {
       results,
       verdict,
     };
-    mkdirSync(path.dirname(RESULTS), { recursive: true });
-    writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+    writeResults(RESULTS, report);
     console.log(`\nwritten ${path.relative(ROOT, RESULTS)}`);
   } finally {
     await cleanups.run();
