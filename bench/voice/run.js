@@ -11,17 +11,9 @@
 // first audio frame, added by Parley — target < 50 ms), plus the caller-side latency from the end
 // of speech to the first reply audio. Database: DATABASE_URL's server (scratch database) or the
 // embedded PostgreSQL. Results: console and bench/results/voice.json.
-const { execFileSync, spawn } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
-const {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} = require('node:fs');
-const net = require('node:net');
+const { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
@@ -33,34 +25,20 @@ const {
   machine,
   round,
 } = require('../lib/http-bench');
+const {
+  BIN,
+  MOODBOT: BOT,
+  ROOT,
+  freePort,
+  moodbotFiles,
+  parseNumberArgs,
+  trainParley,
+  writeResults,
+} = require('../lib/parley');
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'parley.js');
-const BOT = path.join(ROOT, 'examples', 'moodbot');
 const RESULTS = path.join(__dirname, '..', 'results', 'voice.json');
 const API_KEY = 'bench-voice-key';
 const TURNS = ['hi', 'I am sad', 'yes'];
-
-function parseArgs(argv) {
-  const opts = { calls: 20 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const key = argv[i].replace(/^--/, '');
-    if (!(key in opts)) throw new Error(`unknown option ${argv[i]}`);
-    opts[key] = Number(argv[i + 1]);
-  }
-  return opts;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** CPU seconds (user+system) and RSS of a pid, from /proc. */
 function procStats(pid) {
@@ -208,28 +186,13 @@ function parseMetrics(text) {
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = parseNumberArgs(process.argv.slice(2), { calls: 20 });
   const cleanups = cleanupStack();
   const load = loadAverage({ warn: true });
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-voice-'));
   cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
   try {
-    execFileSync(
-      process.execPath,
-      [
-        BIN,
-        'train',
-        '--data',
-        path.join(BOT, 'data'),
-        '--domain',
-        path.join(BOT, 'domain.yml'),
-        '--config',
-        path.join(BOT, 'config.parley.yml'),
-        '--out',
-        path.join(tmp, 'models'),
-      ],
-      { stdio: 'ignore' },
-    );
+    await trainParley({ ...moodbotFiles(), out: path.join(tmp, 'models') });
     writeFileSync(
       path.join(tmp, 'credentials.yml'),
       [
@@ -307,8 +270,7 @@ async function main() {
       machine: machine(),
     };
     console.log(JSON.stringify(report, null, 2));
-    mkdirSync(path.dirname(RESULTS), { recursive: true });
-    writeFileSync(RESULTS, JSON.stringify(report, null, 2));
+    writeResults(RESULTS, report);
   } finally {
     await cleanups.run();
   }
