@@ -235,7 +235,11 @@ describe('moodbot dialogue end to end', () => {
       .send({ name: 'no_such_intent' })
       .expect(404);
     expect(missing.body.message).toContain('no_such_intent');
-    await request(t.url).post(`/conversations/${sender}/trigger_intent`).send({}).expect(400);
+    const noName = await request(t.url)
+      .post(`/conversations/${sender}/trigger_intent`)
+      .send({})
+      .expect(400);
+    expect(noName.body.message).toBe('Name of the intent not provided in request body.');
     await request(t.url)
       .post(`/conversations/${sender}/trigger_intent`)
       .send({ name: 'greet', entities: 'x' })
@@ -303,7 +307,11 @@ describe('moodbot dialogue end to end', () => {
       .filter((e) => e.event === 'action')
       .pop();
     expect(last).toMatchObject({ name: 'utter_happy', policy: 'manual', confidence: 0.5 });
-    await request(t.url).post(`/conversations/${sender}/execute`).send({}).expect(400);
+    const noName = await request(t.url)
+      .post(`/conversations/${sender}/execute`)
+      .send({})
+      .expect(400);
+    expect(noName.body.message).toBe('Name of the action not provided in request body.');
     const unknown = await request(t.url)
       .post(`/conversations/${sender}/execute`)
       .send({ name: 'utter_nope' })

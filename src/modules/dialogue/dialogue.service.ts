@@ -122,14 +122,7 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
   ): Promise<JsonObject> {
     const assistant = this.assistants.require();
     const b = objectBody(body);
-    const name = b.name;
-    if (typeof name !== 'string' || name === '') {
-      throw new DialogueError(
-        'REQUEST.INVALID_PARAMETER',
-        'Name of the intent not provided in request body.',
-        { parameter: 'name', in: 'body' },
-      );
-    }
+    const name = requiredName(b, 'intent');
     const entities = entityList(b.entities);
     const verbosity = verbosityOf(includeEvents);
     if (!assistant.domain.intents.includes(name)) {
@@ -153,14 +146,7 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
   ): Promise<JsonObject> {
     const assistant = this.assistants.require();
     const b = objectBody(body);
-    const name = b.name;
-    if (typeof name !== 'string' || name === '') {
-      throw new DialogueError(
-        'REQUEST.INVALID_PARAMETER',
-        'Name of the action not provided in request body.',
-        { parameter: 'name', in: 'body' },
-      );
-    }
+    const name = requiredName(b, 'action');
     const policy = typeof b.policy === 'string' ? b.policy : null;
     const confidence = typeof b.confidence === 'number' ? b.confidence : null;
     const verbosity = verbosityOf(includeEvents);
@@ -370,6 +356,19 @@ function predictionBody(
     confidence: prediction.maxConfidence,
     tracker: tracker.currentState(verbosity),
   };
+}
+
+/** `b.name` as a non-empty string, else Rasa's "Name of the <kind> not provided" failure. */
+function requiredName(b: Record<string, unknown>, kind: 'intent' | 'action'): string {
+  const name = b.name;
+  if (typeof name !== 'string' || name === '') {
+    throw new DialogueError(
+      'REQUEST.INVALID_PARAMETER',
+      `Name of the ${kind} not provided in request body.`,
+      { parameter: 'name', in: 'body' },
+    );
+  }
+  return name;
 }
 
 function objectBody(body: unknown): Record<string, unknown> {
