@@ -17,34 +17,28 @@
 // Parley runs in a child process. Database: DATABASE_URL's server (a fresh parley_bench_<ts>
 // database, dropped afterwards) or a throwaway embedded PostgreSQL. Results: console table and
 // bench/results/graphql.json.
-const { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const {
   check,
   cleanupStack,
-  createScratchDatabase,
   forkServer,
   loadAverage,
   machine,
+  need,
   round,
   serveOverIpc,
+  startDatabase,
 } = require('./lib/http-bench');
 
 const ROOT = path.resolve(__dirname, '..');
-const DIST = path.join(ROOT, 'dist');
 const RESULTS = path.join(__dirname, 'results', 'graphql.json');
 const REALM_FILE = path.join(ROOT, 'keycloak', 'parley-realm.json');
 const CLIENT_SECRET = 'bench-secret';
 const TARGET_P50_MS = 50;
 const WARMUP = 20;
 const T0 = Date.UTC(2026, 0, 1) / 1000;
-
-function need(file) {
-  const full = path.join(DIST, file);
-  if (!existsSync(full)) throw new Error(`${full} is missing: run "npm run build" first`);
-  return require(full);
-}
 
 function parseArgs(argv) {
   const opts = { conversations: 100_000, events: 10, samples: 200 };
@@ -75,26 +69,6 @@ async function serveParley() {
   const app = await createParleyApp(config, url);
   await app.listen(0, '127.0.0.1');
   serveOverIpc(app);
-}
-
-async function startDatabase() {
-  if (process.env.DATABASE_URL) return createScratchDatabase(process.env.DATABASE_URL);
-  const { startEmbeddedPostgres } = need('platform/database/embedded-postgres.launcher.js');
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-pg-'));
-  const handle = await startEmbeddedPostgres({
-    dataDir,
-    port: null,
-    persistent: false,
-    database: 'postgres',
-  });
-  return {
-    kind: 'embedded PostgreSQL',
-    url: handle.url,
-    async stop() {
-      await handle.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** 100k conversations / 1M events with generate_series: one statement per table. */

@@ -14,14 +14,7 @@
 // loop with the server it measures. Database: DATABASE_URL's server (a fresh `parley_bench_<ts>`
 // database, dropped afterwards) or a throwaway embedded PostgreSQL. Results: console table and
 // bench/results/tracker.json.
-const {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} = require('node:fs');
+const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { Buffer } = require('node:buffer');
@@ -30,18 +23,18 @@ const {
   cannon,
   check,
   cleanupStack,
-  createScratchDatabase,
   forkServer,
   loadAverage,
   machine,
+  need,
   request,
   round,
   serveBare,
   serveOverIpc,
+  startDatabase,
 } = require('./lib/http-bench');
 
 const ROOT = path.resolve(__dirname, '..');
-const DIST = path.join(ROOT, 'dist');
 const RESULTS = path.join(__dirname, 'results', 'tracker.json');
 const DOMAIN_FILE = path.join(ROOT, 'examples', 'moodbot', 'domain.yml');
 const TARGET_RATIO = 0.4;
@@ -51,12 +44,6 @@ const SMALL_EVENTS = 20;
 const SEQUENTIAL_SAMPLES = 50;
 const SEQUENTIAL_WARMUP = 5;
 const WATCHDOG_MS = 15 * 60_000;
-
-function need(file) {
-  const full = path.join(DIST, file);
-  if (!existsSync(full)) throw new Error(`${full} is missing: run "npm run build" first`);
-  return require(full);
-}
 
 function parseArgs(argv) {
   const opts = { duration: 10, connections: 10, ids: 200, warmup: 2 };
@@ -108,26 +95,6 @@ function startServer(kind, env) {
 
 // ---------------------------------------------------------------------------------------------
 // Database: DATABASE_URL's server with a fresh database, or a throwaway embedded PostgreSQL.
-
-async function startDatabase() {
-  if (process.env.DATABASE_URL) return createScratchDatabase(process.env.DATABASE_URL);
-  const { startEmbeddedPostgres } = need('platform/database/embedded-postgres.launcher.js');
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-pg-'));
-  const handle = await startEmbeddedPostgres({
-    dataDir,
-    port: null,
-    persistent: false,
-    database: 'postgres',
-  });
-  return {
-    kind: 'embedded PostgreSQL',
-    url: handle.url,
-    async stop() {
-      await handle.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // HTTP helpers

@@ -4,11 +4,14 @@
 // reference app, child-process servers reporting their port over IPC, autocannon runs, fetch
 // with timing, and an ordered cleanup list.
 const { fork } = require('node:child_process');
+const { existsSync, mkdtempSync, rmSync } = require('node:fs');
 const os = require('node:os');
+const path = require('node:path');
 const { Buffer } = require('node:buffer');
 const { clearTimeout, setTimeout } = require('node:timers');
 const { URL } = require('node:url');
 
+const DIST = path.resolve(__dirname, '..', '..', 'dist');
 const REQUEST_TIMEOUT_MS = 30_000;
 const SERVER_START_TIMEOUT_MS = 180_000;
 
@@ -48,6 +51,34 @@ async function createScratchDatabase(serverUrl) {
       } finally {
         await client.end();
       }
+    },
+  };
+}
+
+/** A module of the build (dist/<file>), or a clear error when it has not been built. */
+function need(file) {
+  const full = path.join(DIST, file);
+  if (!existsSync(full)) throw new Error(`${full} is missing: run "npm run build" first`);
+  return require(full);
+}
+
+/** DATABASE_URL's server with a fresh database, or a throwaway embedded PostgreSQL. */
+async function startDatabase() {
+  if (process.env.DATABASE_URL) return createScratchDatabase(process.env.DATABASE_URL);
+  const { startEmbeddedPostgres } = need('platform/database/embedded-postgres.launcher.js');
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-pg-'));
+  const handle = await startEmbeddedPostgres({
+    dataDir,
+    port: null,
+    persistent: false,
+    database: 'postgres',
+  });
+  return {
+    kind: 'embedded PostgreSQL',
+    url: handle.url,
+    async stop() {
+      await handle.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -241,10 +272,12 @@ module.exports = {
   forkServer,
   loadAverage,
   machine,
+  need,
   request,
   round,
   serveBare,
   serveOverIpc,
+  startDatabase,
   stopChild,
   summarizeCannon,
 };
