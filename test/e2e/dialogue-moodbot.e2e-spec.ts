@@ -1,13 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OutputChannel, type JsonObject } from 'src/core';
 import { OutputChannelRegistry } from 'src/modules/dialogue/output-channel.registry';
 import request from 'supertest';
-import { MOODBOT, MOODBOT_DIR, startAppWithModel, trainBot } from 'test/utils/bots';
+import { MOODBOT, MOODBOT_DIR, startAppWithTrainedBot, type TrainedBotApp } from 'test/utils/bots';
 import { BIN, ROOT } from 'test/utils/cli';
-import { SHARED, uniqueId, type TestApp } from 'test/utils/create-test-app';
+import { SHARED, uniqueId } from 'test/utils/create-test-app';
 
 const BOT = MOODBOT_DIR;
 
@@ -30,17 +29,15 @@ class RecordingChannel extends OutputChannel {
  */
 describe('moodbot dialogue end to end', () => {
   let dir: string;
-  let t: TestApp;
+  let t: TrainedBotApp;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'parley-mood-'));
-    trainBot(MOODBOT, join(dir, 'models'));
-    t = await startAppWithModel(join(dir, 'models'));
+    t = await startAppWithTrainedBot(MOODBOT, 'parley-mood-');
+    dir = t.dir;
   }, 180_000);
 
   afterAll(async () => {
     await t?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const say = async (sender: string, message: string): Promise<Record<string, unknown>[]> => {

@@ -1,31 +1,26 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import {
   RESPONSESELECTORBOT,
   RESPONSESELECTORBOT_DIR,
-  startAppWithModel,
-  trainBot,
+  startAppWithTrainedBot,
+  type TrainedBotApp,
 } from 'test/utils/bots';
-import { uniqueId, type TestApp } from 'test/utils/create-test-app';
+import { uniqueId } from 'test/utils/create-test-app';
 
 const BOT = RESPONSESELECTORBOT_DIR;
 
 /** The responseselectorbot (NLU + policies) answering retrieval intents through the REST channel. */
 describe('responseselectorbot dialogue end to end', () => {
-  let dir: string;
-  let t: TestApp;
+  let t: TrainedBotApp;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'parley-rsb-dlg-'));
-    trainBot(RESPONSESELECTORBOT, join(dir, 'models'));
-    t = await startAppWithModel(join(dir, 'models'));
+    t = await startAppWithTrainedBot(RESPONSESELECTORBOT, 'parley-rsb-dlg-');
   }, 180_000);
 
   afterAll(async () => {
     await t?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('answers a chitchat question with the selected retrieval response', async () => {

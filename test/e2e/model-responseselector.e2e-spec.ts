@@ -1,27 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
-import { RESPONSESELECTORBOT, startAppWithModel, trainBot } from 'test/utils/bots';
-import { type TestApp } from 'test/utils/create-test-app';
+import { RESPONSESELECTORBOT, startAppWithTrainedBot, type TrainedBotApp } from 'test/utils/bots';
 
 /**
  * The responseselectorbot's NLU (retrieval intents chitchat/* with their responses) trained by
  * the CLI, loaded through PUT /model and parsed over HTTP.
  */
 describe('responseselectorbot end to end', () => {
-  let dir: string;
-  let t: TestApp;
+  let t: TrainedBotApp;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'parley-rsb-'));
-    trainBot(RESPONSESELECTORBOT, join(dir, 'models'));
-    t = await startAppWithModel(join(dir, 'models'));
+    t = await startAppWithTrainedBot(RESPONSESELECTORBOT, 'parley-rsb-');
   }, 180_000);
 
   afterAll(async () => {
     await t?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('selects the retrieval response of a chitchat question', async () => {

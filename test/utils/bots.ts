@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { cli, ROOT } from 'test/utils/cli';
@@ -48,4 +50,36 @@ export async function startAppWithModel(
     throw error;
   }
   return t;
+}
+
+/** A test app serving a bot trained into its own temporary folder `dir` (models in dir/models). */
+export interface TrainedBotApp extends TestApp {
+  readonly dir: string;
+}
+
+/**
+ * Trains `bot` into a fresh temporary folder (named after `prefix`), starts a test app and loads
+ * the model through PUT /model; close() stops the app and removes the folder.
+ */
+export async function startAppWithTrainedBot(
+  bot: BotFiles,
+  prefix: string,
+  options: Parameters<typeof startTestApp>[0] = {},
+): Promise<TrainedBotApp> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    const t = await startAppWithModel(trainBot(bot, join(dir, 'models')), options);
+    return {
+      ...t,
+      dir,
+      close: async () => {
+        await t.close();
+        remove();
+      },
+    };
+  } catch (error) {
+    remove();
+    throw error;
+  }
 }
