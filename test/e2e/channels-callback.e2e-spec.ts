@@ -1,6 +1,7 @@
 import request from 'supertest';
 import {
   credentialsFile,
+  MOODBOT_GREETING as GREETING,
   type ReceivingServer,
   removeTempDirs,
   startReceivingServer,
@@ -9,14 +10,6 @@ import {
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
 
 afterAll(removeTempDirs);
-
-const GREETING = {
-  text: 'Hey! How are you?',
-  buttons: [
-    { title: 'great', payload: '/mood_great' },
-    { title: 'super sad', payload: '/mood_unhappy' },
-  ],
-};
 
 /**
  * The callback channel with the moodbot through the real dialogue engine: the webhook answers

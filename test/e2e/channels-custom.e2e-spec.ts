@@ -1,16 +1,13 @@
 import request from 'supertest';
-import { credentialsFile, removeTempDirs, trainMoodbot } from 'test/utils/channels';
+import {
+  credentialsFile,
+  MOODBOT_GREETING as GREETING,
+  removeTempDirs,
+  trainMoodbot,
+} from 'test/utils/channels';
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
 
 afterAll(removeTempDirs);
-
-const GREETING = {
-  text: 'Hey! How are you?',
-  buttons: [
-    { title: 'great', payload: '/mood_great' },
-    { title: 'super sad', payload: '/mood_unhappy' },
-  ],
-};
 
 /**
  * Custom channels (test/fixtures/channels/my_channels.js) named in credentials.yml, with the

@@ -12,6 +12,15 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
+/** The moodbot's utter_greet as the rest and callback channels send it. */
+export const MOODBOT_GREETING = {
+  text: 'Hey! How are you?',
+  buttons: [
+    { title: 'great', payload: '/mood_great' },
+    { title: 'super sad', payload: '/mood_unhappy' },
+  ],
+};
+
 /** Removes the folders credentialsFile and trainMoodbot made (call it in afterAll). */
 export function removeTempDirs(): void {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
