@@ -1,8 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { botFiles, FORMBOT_DIR, startAppWithModel, trainBot } from 'test/utils/bots';
+import {
+  botFiles,
+  FORMBOT_DIR,
+  postTestStories,
+  startAppWithModel,
+  trainBot,
+} from 'test/utils/bots';
 import { freePort } from 'test/utils/cli';
 import { FIXTURES, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
 import { startFormbotActionServer } from 'test/utils/formbot-action-server';
@@ -123,12 +129,7 @@ describe('formbot dialogue end to end', () => {
   });
 
   it('passes its (corrected) test stories over HTTP', async () => {
-    const stories = readFileSync(join(FIXTURES, 'formbot', 'test_stories.yml'), 'utf8');
-    const res = await request(t.url)
-      .post('/model/test/stories')
-      .set('Content-Type', 'application/x-yaml')
-      .send(stories)
-      .expect(200);
+    const res = await postTestStories(t.url, join(FIXTURES, 'formbot', 'test_stories.yml'));
     expect(res.body.report.conversation_accuracy).toEqual({
       accuracy: 1,
       correct: 3,

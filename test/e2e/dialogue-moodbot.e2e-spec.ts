@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { OutputChannel, type JsonObject } from 'src/core';
 import { OutputChannelRegistry } from 'src/modules/dialogue/output-channel.registry';
 import request from 'supertest';
-import { MOODBOT, MOODBOT_DIR, startAppWithTrainedBot, type TrainedBotApp } from 'test/utils/bots';
+import {
+  MOODBOT,
+  MOODBOT_DIR,
+  postTestStories,
+  startAppWithTrainedBot,
+  type TrainedBotApp,
+} from 'test/utils/bots';
 import { BIN, ROOT } from 'test/utils/cli';
 import { SHARED, uniqueId } from 'test/utils/create-test-app';
 
@@ -173,12 +179,8 @@ describe('moodbot dialogue end to end', () => {
   });
 
   it('evaluates the moodbot test stories over HTTP with conversation accuracy 1.0', async () => {
-    const stories = readFileSync(join(BOT, 'tests', 'test_stories.yml'), 'utf8');
-    const res = await request(t.url)
-      .post('/model/test/stories')
-      .set('Content-Type', 'application/x-yaml')
-      .send(stories)
-      .expect(200);
+    const stories = join(BOT, 'tests', 'test_stories.yml');
+    const res = await postTestStories(t.url, stories);
     expect(Object.keys(res.body).sort()).toEqual(
       [
         'accuracy',
@@ -204,11 +206,7 @@ describe('moodbot dialogue end to end', () => {
       policy: expect.any(String),
       confidence: 1,
     });
-    const e2e = await request(t.url)
-      .post('/model/test/stories?e2e=true')
-      .set('Content-Type', 'application/x-yaml')
-      .send(stories)
-      .expect(200);
+    const e2e = await postTestStories(t.url, stories, '?e2e=true');
     expect(e2e.body.is_end_to_end_evaluation).toBe(true);
     await request(t.url)
       .post('/model/test/stories')

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import {
+  postTestStories,
   RESPONSESELECTORBOT,
   RESPONSESELECTORBOT_DIR,
   startAppWithTrainedBot,
@@ -48,12 +48,7 @@ describe('responseselectorbot dialogue end to end', () => {
   });
 
   it('passes its test stories over HTTP with conversation accuracy 1.0', async () => {
-    const stories = readFileSync(join(BOT, 'stories', 'test_stories.yml'), 'utf8');
-    const res = await request(t.url)
-      .post('/model/test/stories')
-      .set('Content-Type', 'application/x-yaml')
-      .send(stories)
-      .expect(200);
+    const res = await postTestStories(t.url, join(BOT, 'stories', 'test_stories.yml'));
     expect(res.body.report.conversation_accuracy).toEqual({
       accuracy: 1,
       correct: 2,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -82,4 +82,13 @@ export async function startAppWithTrainedBot(
     remove();
     throw error;
   }
+}
+
+/** POST /model/test/stories?<query> with the YAML of `file`, expecting 200. */
+export function postTestStories(url: string, file: string, query = ''): Promise<request.Response> {
+  return request(url)
+    .post(`/model/test/stories${query}`)
+    .set('Content-Type', 'application/x-yaml')
+    .send(readFileSync(file, 'utf8'))
+    .expect(200);
 }
