@@ -83,7 +83,12 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     inspect: schema.PARLEY_INSPECT ?? false,
     logLevel: (schema.LOG_LEVEL ?? 'info') as LogLevel,
     license: schema.PARLEY_LICENSE ?? null,
-    speechKeys: { deepgram: schema.DEEPGRAM_API_KEY ?? null },
+    speechKeys: {
+      deepgram: schema.DEEPGRAM_API_KEY ?? null,
+      azureKey: schema.AZURE_SPEECH_KEY ?? null,
+      azureRegion: schema.AZURE_SPEECH_REGION ?? null,
+      cartesia: schema.CARTESIA_API_KEY ?? null,
+    },
     oidc: {
       issuerUrl: schema.OIDC_ISSUER_URL ?? null,
       jwksUri: schema.OIDC_JWKS_URI ?? null,
@@ -155,6 +160,9 @@ export const ENV_KEYS = [
   'LOG_LEVEL',
   'PARLEY_LICENSE',
   'DEEPGRAM_API_KEY',
+  'AZURE_SPEECH_KEY',
+  'AZURE_SPEECH_REGION',
+  'CARTESIA_API_KEY',
   'OIDC_ISSUER_URL',
   'OIDC_JWKS_URI',
   'OIDC_AUDIENCE',
