@@ -120,6 +120,29 @@ describe(AzureAsr.name, () => {
     }
   });
 
+  it('cuts speech longer than the API limit into several requests without losing audio', async () => {
+    const lengths: number[] = [];
+    const server = await fakeAzureStt((res, request) => {
+      lengths.push(parseWav(request.body).samples.length / 16_000);
+      json(res, { RecognitionStatus: 'Success', DisplayText: `part ${lengths.length}` });
+    });
+    try {
+      const asr = AzureAsr.fromOptions('az-key', null, { endpoint: server.url });
+      const { events } = listen(asr);
+      feed(asr, utterance(70_000));
+      await asr.close();
+      expect(events).toEqual([
+        { kind: 'final', text: 'part 1' },
+        { kind: 'final', text: 'part 2' },
+      ]);
+      expect(lengths[0]).toBeCloseTo(55, 0);
+      // 70 s of tone + pre-roll + trailing silence, all of it sent
+      expect(lengths[0]! + lengths[1]!).toBeGreaterThan(70.5);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('sends nothing for silence and emits nothing for NoMatch', async () => {
     const server = await fakeAzureStt((res) => json(res, { RecognitionStatus: 'NoMatch' }));
     try {

@@ -82,6 +82,8 @@ export class AzureAsr implements SpeechRecognizer {
       this.utteranceBytes += chunk.length;
       if (events.includes('speech_end') || this.utteranceBytes >= MAX_UTTERANCE_BYTES) {
         this.endUtterance();
+        // Cut at the length limit while the caller is still talking: go on with a new one.
+        if (this.vad.isSpeaking) this.utterance = [];
       }
       return;
     }
