@@ -26,7 +26,7 @@ describe('voice credentials: cloud engine keys', () => {
       'azure TTS without AZURE_SPEECH_KEY',
       '  asr: {name: pocketsphinx}\n  tts: {name: azure}\n',
       { deepgram: null, azureRegion: 'eastus' },
-      /^genesys\.tts\.name: azure needs AZURE_SPEECH_KEY/,
+      /^genesys\.tts\.name: azure needs AZURE_SPEECH_API_KEY \(or AZURE_SPEECH_KEY\)/,
     ],
     [
       'azure ASR without a region',

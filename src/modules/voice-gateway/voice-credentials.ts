@@ -42,7 +42,10 @@ function checkEngineKeys(config: VoiceConnectorConfig, keys: SpeechKeys, provide
     }
     if (engine.name === 'azure') {
       if ((keys.azureKey ?? null) === null) {
-        throw new VoiceConfigError(key, 'azure needs AZURE_SPEECH_KEY in the environment');
+        throw new VoiceConfigError(
+          key,
+          'azure needs AZURE_SPEECH_API_KEY (or AZURE_SPEECH_KEY) in the environment',
+        );
       }
       const hasRegion =
         (keys.azureRegion ?? null) !== null ||

@@ -98,6 +98,8 @@ export class EnvSchema {
   @IsOptional() @IsString() DEEPGRAM_API_KEY?: string;
 
   /** Azure Speech key and region for the voice connector's `azure` ASR/TTS engines. */
+  /** Azure Speech key under Rasa's name; `AZURE_SPEECH_KEY` is accepted too. */
+  @IsOptional() @IsString() AZURE_SPEECH_API_KEY?: string;
   @IsOptional() @IsString() AZURE_SPEECH_KEY?: string;
 
   @IsOptional()

@@ -85,7 +85,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     license: schema.PARLEY_LICENSE ?? null,
     speechKeys: {
       deepgram: schema.DEEPGRAM_API_KEY ?? null,
-      azureKey: schema.AZURE_SPEECH_KEY ?? null,
+      azureKey: schema.AZURE_SPEECH_API_KEY || schema.AZURE_SPEECH_KEY || null,
       azureRegion: schema.AZURE_SPEECH_REGION ?? null,
       cartesia: schema.CARTESIA_API_KEY ?? null,
     },
@@ -160,6 +160,7 @@ export const ENV_KEYS = [
   'LOG_LEVEL',
   'PARLEY_LICENSE',
   'DEEPGRAM_API_KEY',
+  'AZURE_SPEECH_API_KEY',
   'AZURE_SPEECH_KEY',
   'AZURE_SPEECH_REGION',
   'CARTESIA_API_KEY',
