@@ -208,6 +208,7 @@ export {
   type AudioHookLogger,
   type AudioHookTransport,
 } from 'src/core/voice/audiohook-session';
+export { EnergyVad, type VadEvent } from 'src/core/voice/energy-vad';
 export {
   verifyHttpSignature,
   type SignatureResult,
@@ -234,4 +235,4 @@ export {
   parseVoiceConnectorConfig,
   type VoiceConnectorConfig,
 } from 'src/core/voice/voice-config';
-export { parseWav } from 'src/core/voice/wav';
+export { encodeWav, parseWav } from 'src/core/voice/wav';

@@ -33,9 +33,9 @@ export class VoiceConfigError extends Error {
   }
 }
 
-/** Engines this build provides (cloud: Deepgram TTS only so far). */
-export const ASR_ENGINES = ['pocketsphinx'] as const;
-export const TTS_ENGINES = ['flite', 'espeak-ng', 'deepgram'] as const;
+/** Engines this build provides (offline and cloud). */
+export const ASR_ENGINES = ['pocketsphinx', 'deepgram', 'azure'] as const;
+export const TTS_ENGINES = ['flite', 'espeak-ng', 'deepgram', 'azure', 'cartesia'] as const;
 const KNOWN_KEYS = new Set([
   'api_key',
   'server_url',

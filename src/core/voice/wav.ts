@@ -44,3 +44,23 @@ export function parseWav(buffer: Uint8Array): PcmAudio {
   }
   throw new Error('WAV stream has no data chunk');
 }
+
+/** A 16-bit mono PCM WAV file (44-byte header) holding `samples` at `sampleRate`. */
+export function encodeWav(samples: Int16Array, sampleRate: number): Uint8Array {
+  const out = Buffer.alloc(44 + samples.length * 2);
+  out.write('RIFF', 0, 'ascii');
+  out.writeUInt32LE(36 + samples.length * 2, 4);
+  out.write('WAVE', 8, 'ascii');
+  out.write('fmt ', 12, 'ascii');
+  out.writeUInt32LE(16, 16);
+  out.writeUInt16LE(1, 20);
+  out.writeUInt16LE(1, 22);
+  out.writeUInt32LE(sampleRate, 24);
+  out.writeUInt32LE(sampleRate * 2, 28);
+  out.writeUInt16LE(2, 32);
+  out.writeUInt16LE(16, 34);
+  out.write('data', 36, 'ascii');
+  out.writeUInt32LE(samples.length * 2, 40);
+  for (let i = 0; i < samples.length; i++) out.writeInt16LE(samples[i] ?? 0, 44 + 2 * i);
+  return out;
+}

@@ -12,6 +12,53 @@ export interface VoiceGatewayConfig extends VoiceConnectorConfig {
   readonly phrases: readonly string[];
   /** `DEEPGRAM_API_KEY` from the environment (deepgram engine). */
   readonly deepgramApiKey: string | null;
+  /** `AZURE_SPEECH_KEY` / `AZURE_SPEECH_REGION` from the environment (azure engines). */
+  readonly azureSpeechKey: string | null;
+  readonly azureSpeechRegion: string | null;
+  /** `CARTESIA_API_KEY` from the environment (cartesia engine). */
+  readonly cartesiaApiKey: string | null;
+}
+
+/** API keys of the cloud speech engines, from the environment. */
+export interface SpeechKeys {
+  readonly deepgram: string | null;
+  readonly azureKey?: string | null;
+  readonly azureRegion?: string | null;
+  readonly cartesia?: string | null;
+}
+
+/** A cloud engine named in `asr.name` / `tts.name` needs its key (and Azure a region). */
+function checkEngineKeys(config: VoiceConnectorConfig, keys: SpeechKeys, provider: string): void {
+  for (const [kind, engine] of [
+    ['asr', config.asr],
+    ['tts', config.tts],
+  ] as const) {
+    const key = `${provider}.${kind}.name`;
+    if (engine.name === 'deepgram' && keys.deepgram === null) {
+      throw new VoiceConfigError(key, 'deepgram needs DEEPGRAM_API_KEY in the environment');
+    }
+    if (engine.name === 'cartesia' && (keys.cartesia ?? null) === null) {
+      throw new VoiceConfigError(key, 'cartesia needs CARTESIA_API_KEY in the environment');
+    }
+    if (engine.name === 'azure') {
+      if ((keys.azureKey ?? null) === null) {
+        throw new VoiceConfigError(
+          key,
+          'azure needs AZURE_SPEECH_API_KEY (or AZURE_SPEECH_KEY) in the environment',
+        );
+      }
+      const hasRegion =
+        (keys.azureRegion ?? null) !== null ||
+        typeof engine.options.region === 'string' ||
+        typeof engine.options.endpoint === 'string';
+      if (!hasRegion) {
+        throw new VoiceConfigError(
+          key,
+          'azure needs AZURE_SPEECH_REGION in the environment (or a `region` or `endpoint` option)',
+        );
+      }
+    }
+  }
 }
 
 /**
@@ -21,7 +68,7 @@ export interface VoiceGatewayConfig extends VoiceConnectorConfig {
  */
 export function readVoiceCredentials(
   file: string | null,
-  keys: { readonly deepgram: string | null } = { deepgram: null },
+  keys: SpeechKeys = { deepgram: null },
   provider = GENESYS_PROVIDER,
 ): VoiceGatewayConfig | null {
   if (file === null || !existsSync(file)) return null;
@@ -36,13 +83,15 @@ export function readVoiceCredentials(
     (document as Record<string, unknown>)[provider],
     provider,
   );
-  if (config.tts.name === 'deepgram' && keys.deepgram === null) {
-    throw new VoiceConfigError(
-      `${provider}.tts.name`,
-      'deepgram needs DEEPGRAM_API_KEY in the environment',
-    );
-  }
-  return { ...config, phrases: readPhrases(config, provider), deepgramApiKey: keys.deepgram };
+  checkEngineKeys(config, keys, provider);
+  return {
+    ...config,
+    phrases: readPhrases(config, provider),
+    deepgramApiKey: keys.deepgram,
+    azureSpeechKey: keys.azureKey ?? null,
+    azureSpeechRegion: keys.azureRegion ?? null,
+    cartesiaApiKey: keys.cartesia ?? null,
+  };
 }
 
 function readPhrases(config: VoiceConnectorConfig, provider: string): string[] {

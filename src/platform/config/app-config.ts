@@ -46,7 +46,12 @@ export interface AppConfig {
   /** License JWT (`PARLEY_LICENSE`) shown by `GET /license`; null for the open-source record. */
   readonly license: string | null;
   /** API keys of cloud speech engines (voice connector); null when not set. */
-  readonly speechKeys?: { readonly deepgram: string | null };
+  readonly speechKeys?: {
+    readonly deepgram: string | null;
+    readonly azureKey?: string | null;
+    readonly azureRegion?: string | null;
+    readonly cartesia?: string | null;
+  };
   /** OpenID Connect bearer tokens for the GraphQL API (and the embedded identity provider). */
   readonly oidc: OidcConfig;
   /** The conversation-management GraphQL API at /api/graphql. */

@@ -97,6 +97,18 @@ export class EnvSchema {
   /** Deepgram API key for the voice connector's `deepgram` TTS engine. */
   @IsOptional() @IsString() DEEPGRAM_API_KEY?: string;
 
+  /** Azure Speech key and region for the voice connector's `azure` ASR/TTS engines. */
+  /** Azure Speech key under Rasa's name; `AZURE_SPEECH_KEY` is accepted too. */
+  @IsOptional() @IsString() AZURE_SPEECH_API_KEY?: string;
+  @IsOptional() @IsString() AZURE_SPEECH_KEY?: string;
+
+  @IsOptional()
+  @Matches(/^[a-z0-9]+$/, { message: 'AZURE_SPEECH_REGION must be a region name like eastus' })
+  AZURE_SPEECH_REGION?: string;
+
+  /** Cartesia API key for the voice connector's `cartesia` TTS engine. */
+  @IsOptional() @IsString() CARTESIA_API_KEY?: string;
+
   @IsOptional()
   @Matches(/^https?:\/\/\S+[^/]$/, {
     message: 'OIDC_ISSUER_URL must be an http(s) URL without a trailing slash',
