@@ -1,11 +1,18 @@
 import { type Action } from 'src/core/actions/action';
-import { defaultActions, ResponseAction, RetrievalAction } from 'src/core/actions/default-actions';
+import {
+  defaultActions,
+  HangupAction,
+  ResponseAction,
+  RetrievalAction,
+} from 'src/core/actions/default-actions';
 import { FormAction } from 'src/core/actions/form-action';
 import { RemoteAction } from 'src/core/actions/remote-action';
 import { type Domain } from 'src/core/domain/domain';
+import { ACTION_HANGUP_NAME } from 'src/core/domain/domain-constants';
 import { DialogueError } from 'src/core/errors/dialogue-error';
 
 const DEFAULTS = defaultActions();
+const HANGUP = new HangupAction();
 
 /**
  * Rasa's `action_for_name_or_text`: a default action (unless the domain lists a custom action of
@@ -25,6 +32,7 @@ export function actionFor(name: string, domain: Domain): Action {
   const custom = domain.customActions.includes(name);
   const builtIn = DEFAULTS.get(name);
   if (builtIn && !custom) return builtIn;
+  if (name === ACTION_HANGUP_NAME) return HANGUP;
   if (name.startsWith('utter_') && domain.retrievalIntents.includes(name.slice('utter_'.length))) {
     return new RetrievalAction(name);
   }

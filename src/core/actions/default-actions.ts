@@ -8,6 +8,7 @@ import {
   ACTION_DEFAULT_ASK_REPHRASE_NAME,
   ACTION_DEFAULT_FALLBACK_NAME,
   ACTION_EXTRACT_SLOTS,
+  ACTION_HANGUP_NAME,
   ACTION_LISTEN_NAME,
   ACTION_RESTART_NAME,
   ACTION_REVERT_FALLBACK_EVENTS_NAME,
@@ -21,6 +22,7 @@ import {
 } from 'src/core/domain/domain-constants';
 import { actionExecuted } from 'src/core/events/action-executed';
 import { activeLoop } from 'src/core/events/active-loop';
+import { botUttered } from 'src/core/events/bot-uttered';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
 import { isJsonObject } from 'src/core/events/json-values';
@@ -164,6 +166,20 @@ class BackAction implements Action {
       ...utter(ctx, 'utter_back'),
       userUtteranceReverted({ timestamp: ctx.now() }),
       userUtteranceReverted({ timestamp: ctx.now() }),
+    ]);
+  }
+}
+
+/**
+ * `action_hangup`: ends a voice call. It sends the bot message `{custom: {hangup: true}}`: a
+ * voice channel hangs up once the caller has heard everything said before it; a collecting
+ * channel (REST) returns that message to the client, as Rasa Pro does.
+ */
+export class HangupAction implements Action {
+  readonly name = ACTION_HANGUP_NAME;
+  run(ctx: ActionContext): Promise<DialogueEvent[]> {
+    return Promise.resolve([
+      botUttered({ text: null, data: { custom: { hangup: true } }, timestamp: ctx.now() }),
     ]);
   }
 }

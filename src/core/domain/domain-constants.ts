@@ -11,6 +11,11 @@ export const ACTION_DEFAULT_ASK_REPHRASE_NAME = 'action_default_ask_rephrase';
 export const ACTION_TWO_STAGE_FALLBACK_NAME = 'action_two_stage_fallback';
 export const ACTION_UNLIKELY_INTENT_NAME = 'action_unlikely_intent';
 export const ACTION_BACK_NAME = 'action_back';
+/**
+ * Rasa Pro's voice `action_hangup`. Not one of Rasa 3.x's default actions (their order drives
+ * featurisation), so a domain lists it under `actions:` to use it.
+ */
+export const ACTION_HANGUP_NAME = 'action_hangup';
 export const ACTION_SEND_TEXT_NAME = 'action_send_text';
 /** The `...` placeholder action of rule snippets. */
 export const RULE_SNIPPET_ACTION_NAME = '...';

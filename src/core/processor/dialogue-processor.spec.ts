@@ -1,3 +1,5 @@
+import { botMessageOf } from 'src/core/actions/nlg';
+import { CollectingOutputChannel } from 'src/core/channels/output-channel';
 import { Domain } from 'src/core/domain/domain';
 import { actionExecuted } from 'src/core/events/action-executed';
 import { DialogueProcessor } from 'src/core/processor/dialogue-processor';
@@ -7,7 +9,7 @@ import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 const domain = Domain.fromObject({
   intents: ['greet', 'shout', 'ask'],
   responses: { utter_a: [{ text: 'a' }], utter_default: [{ text: 'sorry?' }] },
-  actions: ['action_remote'],
+  actions: ['action_remote', 'action_hangup'],
 });
 
 const STORIES = [
@@ -85,5 +87,19 @@ describe('DialogueProcessor', () => {
     await expect(p.executeAction(tracker, 'utter_nope', null, null, null)).rejects.toMatchObject({
       code: 'DIALOGUE.UNKNOWN_ACTION',
     });
+  });
+
+  it('action_hangup (listed in the domain) sends {custom: {hangup: true}} as its bot message', async () => {
+    const p = processor();
+    const tracker = fresh('hangup');
+    await p.executeAction(tracker, 'action_hangup', null, null, 'genesys');
+    const bots = tracker.events.filter((e) => e.type === 'bot');
+    expect(bots).toHaveLength(1);
+    const out = new CollectingOutputChannel();
+    for (const bot of bots)
+      if (bot.type === 'bot') await out.sendResponse('hangup', botMessageOf(bot));
+    expect(out.messages).toEqual([{ recipient_id: 'hangup', custom: { hangup: true } }]);
+    const names = tracker.events.map((e) => (e.type === 'action' ? e.name : e.type));
+    expect(names).toContain('action_hangup');
   });
 });
