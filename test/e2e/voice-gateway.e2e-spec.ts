@@ -263,7 +263,7 @@ describe('Genesys voice connector (e2e)', () => {
   });
 
   describe('same port', () => {
-    it('leaves other upgrade paths to their own servers and keeps REST served during a call', async () => {
+    it('leaves other upgrade paths to their own servers and keeps REST and GraphQL served during a call', async () => {
       const server = app.app.getHttpServer();
       const other = new WebSocketServer({ noServer: true });
       const onUpgrade = (
@@ -287,6 +287,12 @@ describe('Genesys voice connector (e2e)', () => {
         });
         expect(greeting).toBe('hello from other');
         await request(app.url).get('/').expect(200);
+        // GraphQL answers on the same port too (no bearer token here: its coded 401).
+        const gql = await request(app.url)
+          .post('/api/graphql')
+          .send({ query: '{ __typename }' })
+          .expect(401);
+        expect(gql.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
         call.send('ping');
         await call.waitForType('pong');
         peer.close();

@@ -96,8 +96,9 @@ describe('DialogueProcessor', () => {
     const bots = tracker.events.filter((e) => e.type === 'bot');
     expect(bots).toHaveLength(1);
     const out = new CollectingOutputChannel();
-    for (const bot of bots)
+    for (const bot of bots) {
       if (bot.type === 'bot') await out.sendResponse('hangup', botMessageOf(bot));
+    }
     expect(out.messages).toEqual([{ recipient_id: 'hangup', custom: { hangup: true } }]);
     const names = tracker.events.map((e) => (e.type === 'action' ? e.name : e.type));
     expect(names).toContain('action_hangup');
