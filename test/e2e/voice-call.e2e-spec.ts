@@ -7,6 +7,7 @@ import request from 'supertest';
 import { AudioHookClient, type ServerMessage } from 'test/utils/audiohook-client';
 import { botFiles, MOODBOT, MOODBOT_DIR, trainBot } from 'test/utils/bots';
 import { startTestApp, type TestApp } from 'test/utils/create-test-app';
+import { waitForUserText as waitForUserTextOf } from 'test/utils/voice';
 import { parse, stringify } from 'yaml';
 
 const BOT = MOODBOT_DIR;
@@ -66,16 +67,8 @@ describe('a Genesys call to the moodbot (e2e)', () => {
   ): Promise<{ events: Array<Record<string, unknown>>; slots: Record<string, unknown> }> =>
     (await request(t.url).get(`/conversations/${id}/tracker`).expect(200)).body;
 
-  const userTexts = async (id: string): Promise<string[]> =>
-    (await tracker(id)).events.filter((e) => e.event === 'user').map((e) => String(e.text));
-
-  async function waitForUserText(id: string, text: string): Promise<void> {
-    for (let i = 0; i < 100; i++) {
-      if ((await userTexts(id)).includes(text)) return;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    throw new Error(`no user message "${text}" in ${JSON.stringify(await userTexts(id))}`);
-  }
+  const waitForUserText = (id: string, text: string): Promise<void> =>
+    waitForUserTextOf(t.url, id, text, 200);
 
   it('recognizes the caller, answers with audio, barges in, times out on silence and hangs up with outputVariables', async () => {
     const client = await AudioHookClient.connect({ url: wsUrl, apiKey: API_KEY });

@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { AudioHookClient } from 'test/utils/audiohook-client';
-import { cli, ROOT } from 'test/utils/cli';
+import { MOODBOT, MOODBOT_DIR, trainBot } from 'test/utils/bots';
 import { startTestApp, type TestApp } from 'test/utils/create-test-app';
+import { waitForUserText as waitForUserTextOf } from 'test/utils/voice';
 import { WebSocketServer } from 'ws';
 import { stringify } from 'yaml';
 
-const BOT = join(ROOT, 'examples', 'moodbot');
+const BOT = MOODBOT_DIR;
 const API_KEY = 'voice-cloud-test-key';
 
 /**
@@ -119,22 +120,7 @@ describe('a Genesys call with cloud speech engines (e2e)', () => {
     fakes = await fakeProviders();
     dir = mkdtempSync(join(tmpdir(), 'parley-voice-cloud-'));
     cpSync(join(BOT, 'data'), join(dir, 'data'), { recursive: true });
-    const trained = cli(
-      [
-        'train',
-        '--data',
-        join(dir, 'data'),
-        '--domain',
-        join(BOT, 'domain.yml'),
-        '--config',
-        join(BOT, 'config.parley.yml'),
-        '--out',
-        join(dir, 'models'),
-      ],
-      {},
-      120_000,
-    );
-    if (trained.status !== 0) throw new Error(`training failed: ${trained.stderr}`);
+    trainBot({ ...MOODBOT, data: [join(dir, 'data')] }, join(dir, 'models'));
     writeFileSync(
       join(dir, 'credentials.yml'),
       stringify({
@@ -166,20 +152,8 @@ describe('a Genesys call with cloud speech engines (e2e)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const userTexts = async (id: string): Promise<string[]> => {
-    const body = (await request(t.url).get(`/conversations/${id}/tracker`).expect(200)).body as {
-      events: Array<Record<string, unknown>>;
-    };
-    return body.events.filter((e) => e.event === 'user').map((e) => String(e.text));
-  };
-
-  async function waitForUserText(id: string, text: string): Promise<void> {
-    for (let i = 0; i < 100; i++) {
-      if ((await userTexts(id)).includes(text)) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`no user message "${text}" in ${JSON.stringify(await userTexts(id))}`);
-  }
+  const waitForUserText = (id: string, text: string): Promise<void> =>
+    waitForUserTextOf(t.url, id, text, 100);
 
   it('hears the caller through Deepgram, answers with Cartesia audio, and survives a failing TTS turn', async () => {
     const client = await AudioHookClient.connect({ url: wsUrl, apiKey: API_KEY });
