@@ -143,6 +143,7 @@ describe('POST /model/train', () => {
       'core/policies.json',
       'domain.yml',
       'nlu/model.json',
+      'nlu/phrases.json',
     ]);
     expect(archive.files.get('domain.yml')?.toString()).toContain('utter_greet');
 

@@ -12,6 +12,8 @@ export interface LoadedAssistant {
   readonly assistantId: string | null;
   /** The trained NLU of the model; absent for a domain or a core-only model. */
   readonly nlu?: TrainedNlu;
+  /** The NLU example texts the model was trained on (`nlu/phrases.json`); absent before. */
+  readonly phrases?: readonly string[];
   /** The trained dialogue policies; absent for a domain or an NLU-only model. */
   readonly policies?: PolicyEnsemble;
 }

@@ -31,6 +31,8 @@ export async function loadModelArchive(path: string): Promise<LoadedAssistant> {
   let domain = Domain.fromYaml(domainYaml.toString('utf8'), 'domain.yml');
   const nluJson = files.get('nlu/model.json');
   const nlu = nluJson === undefined ? undefined : loadNlu(JSON.parse(nluJson.toString('utf8')));
+  const phrasesJson = files.get('nlu/phrases.json');
+  const phrases = phrasesJson === undefined ? undefined : readPhrases(phrasesJson.toString('utf8'));
   const coreJson = files.get('core/policies.json');
   let policies: PolicyEnsemble | undefined;
   if (coreJson !== undefined) {
@@ -46,7 +48,18 @@ export async function loadModelArchive(path: string): Promise<LoadedAssistant> {
     modelFile: basename(path),
     assistantId: manifest.assistant_id,
     ...(nlu === undefined ? {} : { nlu }),
+    ...(phrases === undefined ? {} : { phrases }),
   };
+}
+
+/** `nlu/phrases.json`: a list of strings; anything else is ignored (the phrases are a hint). */
+function readPhrases(json: string): string[] | undefined {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -92,6 +92,9 @@ export async function trainNluModel(
     });
     for (const w of nlu.warnings) log(`warning: ${w}`);
     files['nlu/model.json'] = JSON.stringify(nlu.toJSON());
+    // What users say, for speech recognisers that need expected phrases (the voice connector's
+    // offline grammar): the example texts without annotations, once each.
+    files['nlu/phrases.json'] = JSON.stringify([...new Set(data.examples.map((e) => e.text))]);
     components = [...nlu.componentNames];
   }
   if (stories.length > 0) {

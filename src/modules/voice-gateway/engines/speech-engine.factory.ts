@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type SpeechRecognizer, type SpeechSynthesizer } from 'src/core';
+import { type Domain, type SpeechRecognizer, type SpeechSynthesizer } from 'src/core';
+import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
 import { type VoiceGatewayConfig } from 'src/modules/voice-gateway/voice-credentials';
 import { VOICE_CONFIG } from 'src/modules/voice-gateway/voice-gateway.tokens';
 import { AzureAsr } from './azure-asr';
@@ -23,15 +24,46 @@ import { ProcessTts } from './process-tts';
 export class SpeechEngineFactory {
   private readonly synthesizer: SpeechSynthesizer;
   private readonly asrSetup: PocketsphinxSetup | null = null;
+  private readonly modelDir: string = DEFAULT_POCKETSPHINX_MODEL_DIR;
+  /** The offline grammar of the loaded model (its NLU examples and buttons), by model id. */
+  private modelSetup: { modelId: string; setup: PocketsphinxSetup } | null = null;
 
-  constructor(@Inject(VOICE_CONFIG) private readonly config: VoiceGatewayConfig) {
+  constructor(
+    @Inject(VOICE_CONFIG) private readonly config: VoiceGatewayConfig,
+    private readonly assistants: AssistantRegistry,
+  ) {
     this.synthesizer = SpeechEngineFactory.synthesizerFor(config);
     if (config.asr.name !== 'pocketsphinx') return;
-    const modelDir =
-      typeof config.asr.options.model_dir === 'string'
-        ? config.asr.options.model_dir
-        : DEFAULT_POCKETSPHINX_MODEL_DIR;
-    this.asrSetup = pocketsphinxSetup({ modelDir, phrases: config.phrases });
+    if (typeof config.asr.options.model_dir === 'string') {
+      this.modelDir = config.asr.options.model_dir;
+    }
+    // Checked at start-up: a missing acoustic model stops Parley with a clear message.
+    this.asrSetup = pocketsphinxSetup({ modelDir: this.modelDir, phrases: config.phrases });
+  }
+
+  /**
+   * The offline recognizer's set-up for a new call: a grammar of the loaded model's NLU examples
+   * (stored in the archive at training), its button titles, digits, and the phrases of
+   * `asr.training_data`; the full language model when there are none.
+   */
+  private offlineSetup(): PocketsphinxSetup | null {
+    const assistant = this.assistants.current();
+    if (this.asrSetup === null || assistant === null) return this.asrSetup;
+    if (this.modelSetup?.modelId !== assistant.modelId) {
+      const phrases = [
+        ...this.config.phrases,
+        ...(assistant.phrases ?? []),
+        ...buttonTitles(assistant.domain),
+      ];
+      this.modelSetup = {
+        modelId: assistant.modelId,
+        setup:
+          phrases.length === this.config.phrases.length
+            ? this.asrSetup
+            : pocketsphinxSetup({ modelDir: this.modelDir, phrases }),
+      };
+    }
+    return this.modelSetup.setup;
   }
 
   /** Cloud engines get their keys from the environment (checked when credentials are read). */
@@ -51,7 +83,7 @@ export class SpeechEngineFactory {
 
   /** The offline recognizer's mode; null with a cloud recognizer. */
   get recognizerMode(): 'grammar' | 'language-model' | null {
-    return this.asrSetup?.mode ?? null;
+    return this.offlineSetup()?.mode ?? null;
   }
 
   createRecognizer(): SpeechRecognizer {
@@ -66,11 +98,28 @@ export class SpeechEngineFactory {
         options,
       );
     }
-    if (this.asrSetup === null) throw new Error(`no recognizer for asr.name ${name}`);
-    return new PocketsphinxRecognizer(this.asrSetup);
+    const setup = this.offlineSetup();
+    if (setup === null) throw new Error(`no recognizer for asr.name ${name}`);
+    return new PocketsphinxRecognizer(setup);
   }
 
   getSynthesizer(): SpeechSynthesizer {
     return this.synthesizer;
   }
+}
+
+/** Titles of the buttons in the domain's responses: what callers say to pick one. */
+function buttonTitles(domain: Domain): string[] {
+  const titles: string[] = [];
+  for (const variations of Object.values(domain.responses)) {
+    for (const variation of variations) {
+      const buttons = variation.buttons;
+      if (!Array.isArray(buttons)) continue;
+      for (const button of buttons) {
+        const title = (button as { title?: unknown } | null)?.title;
+        if (typeof title === 'string' && title.length > 0) titles.push(title);
+      }
+    }
+  }
+  return titles;
 }
