@@ -38,6 +38,7 @@ const {
   MOODBOT: BOT,
   ROOT,
   moodbotFiles,
+  parseNumberArgs,
   sleep,
   startParley,
   trainParley,
@@ -74,17 +75,7 @@ const UTTERANCES = [
 ].map(([text, expected]) => ({ text, expected }));
 
 function parseArgs(argv) {
-  const opts = { duration: 10, connections: 8, warmup: 2, epochs: 60 };
-  for (let i = 0; i < argv.length; i++) {
-    const key = argv[i].replace(/^--/, '');
-    if (!(key in opts)) {
-      throw new Error(`unknown option ${argv[i]} (known: ${Object.keys(opts).join(', ')})`);
-    }
-    const value = Number(argv[++i]);
-    if (!Number.isFinite(value) || value < 0) throw new Error(`--${key} needs a number`);
-    opts[key] = value;
-  }
-  return opts;
+  return parseNumberArgs(argv, { duration: 10, connections: 8, warmup: 2, epochs: 60 });
 }
 
 // ---------------------------------------------------------------------------------------------

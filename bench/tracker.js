@@ -33,6 +33,7 @@ const {
   serveOverIpc,
   startDatabase,
 } = require('./lib/http-bench');
+const { parseNumberArgs } = require('./lib/parley');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'results', 'tracker.json');
@@ -46,17 +47,7 @@ const SEQUENTIAL_WARMUP = 5;
 const WATCHDOG_MS = 15 * 60_000;
 
 function parseArgs(argv) {
-  const opts = { duration: 10, connections: 10, ids: 200, warmup: 2 };
-  for (let i = 0; i < argv.length; i++) {
-    const key = argv[i].replace(/^--/, '');
-    if (!(key in opts)) {
-      throw new Error(`unknown option ${argv[i]} (known: ${Object.keys(opts).join(', ')})`);
-    }
-    const value = Number(argv[++i]);
-    if (!Number.isFinite(value) || value < 0) throw new Error(`--${key} needs a number`);
-    opts[key] = value;
-  }
-  return opts;
+  return parseNumberArgs(argv, { duration: 10, connections: 10, ids: 200, warmup: 2 });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,13 +15,20 @@ const BIN = path.join(ROOT, 'bin', 'parley.js');
 const MOODBOT = path.join(ROOT, 'examples', 'moodbot');
 const STOP_TIMEOUT_MS = 20_000;
 
-/** `--key value` pairs over `defaults` (every value a number); throws on an unknown key. */
+/**
+ * `--key value` pairs over `defaults` (every value a non-negative number); an unknown key or a
+ * value that is not a number throws, naming the known keys.
+ */
 function parseNumberArgs(argv, defaults) {
   const opts = { ...defaults };
-  for (let i = 0; i < argv.length; i += 2) {
+  for (let i = 0; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '');
-    if (!(key in opts)) throw new Error(`unknown option ${argv[i]}`);
-    opts[key] = Number(argv[i + 1]);
+    if (!(key in opts)) {
+      throw new Error(`unknown option ${argv[i]} (known: ${Object.keys(opts).join(', ')})`);
+    }
+    const value = Number(argv[++i]);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`--${key} needs a number`);
+    opts[key] = value;
   }
   return opts;
 }
