@@ -88,12 +88,18 @@ function moodbotFiles(config = 'config.parley.yml') {
  */
 async function startParley(model, env) {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'run', '--enable-api', '--model', model], {
-    cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-    detached: true,
-  });
+  // BENCH_SERVER_NODE_ARGS: extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=prof".
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, BIN, 'run', '--enable-api', '--model', model],
+    {
+      cwd: ROOT,
+      env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+      detached: true,
+    },
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const killGroup = (signal) => {
     try {
