@@ -69,6 +69,7 @@ async function turns(parley, connections, bench, run) {
       ],
     },
     bench,
+    parley.pid,
   );
   result.responsesWithoutBotMessage = bad;
   return result;
@@ -115,6 +116,7 @@ async function main() {
         `(a) bare Nest GET /ping, ${connections} connections`,
         { connections, url: `${bare.url}/ping` },
         bench,
+        bare.pid,
       );
       const b = await turns(parley, connections, bench, connections);
       b.ratioToBare = round(b.reqPerSec / a.reqPerSec, 3);
@@ -123,7 +125,7 @@ async function main() {
       }
       results[connections] = { a, b };
       console.log(
-        `${connections} conversations: bare ${a.reqPerSec} req/s (p99 ${a.p99Ms} ms); webhook ${b.reqPerSec} turns/s (p50 ${b.p50Ms} ms, p99 ${b.p99Ms} ms) = ${(b.ratioToBare * 100).toFixed(1)} % of bare`,
+        `${connections} conversations: bare ${a.reqPerSec} req/s (p99 ${a.p99Ms} ms); webhook ${b.reqPerSec} turns/s (p50 ${b.p50Ms} ms, p99 ${b.p99Ms} ms) = ${(b.ratioToBare * 100).toFixed(1)} % of bare; server CPU ${a.cpuUsPerReq} / ${b.cpuUsPerReq} µs per request`,
       );
     }
     const loadAfter = loadAverage();

@@ -3,6 +3,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { DEFAULT_PIPELINE, trainNlu, type TrainedNlu } from 'src/core/nlu/pipeline';
 import { defaultTrainingThreads } from 'src/core/nlu/softmax-parallel';
 import { readBraunCorpus } from 'src/core/training-data/braun-corpus-reader';
@@ -67,21 +69,33 @@ function percentile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 }
 
-function measureLatency(
+/**
+ * Per-parse latency and the throughput of that timed loop, measured the same way for both
+ * engines: a full garbage collection first (the heap left by training or by the other engine is
+ * not charged to this one), 1,000 warm-up parses, then `runs` timed parses (an engine whose parse
+ * returns a promise is awaited).
+ */
+async function measureLatency(
   texts: readonly string[],
   parse: (t: string) => unknown,
-  minRuns = 3000,
-): {
+  runs = 3000,
+): Promise<{
   p50Us: number;
   p99Us: number;
   parsesPerSec: number;
-} {
-  for (let i = 0; i < 200; i++) parse(texts[i % texts.length] ?? '');
+}> {
+  const collect = fullGc();
+  for (let i = 0; i < 1000; i++) {
+    const r = parse(texts[i % texts.length] ?? '');
+    if (r instanceof Promise) await r;
+  }
+  collect();
   const samples: number[] = [];
   const start = process.hrtime.bigint();
-  for (let i = 0; i < minRuns; i++) {
+  for (let i = 0; i < runs; i++) {
     const t0 = process.hrtime.bigint();
-    parse(texts[i % texts.length] ?? '');
+    const r = parse(texts[i % texts.length] ?? '');
+    if (r instanceof Promise) await r;
     samples.push(Number(process.hrtime.bigint() - t0) / 1000);
   }
   const totalS = Number(process.hrtime.bigint() - start) / 1e9;
@@ -89,8 +103,15 @@ function measureLatency(
   return {
     p50Us: percentile(samples, 0.5),
     p99Us: percentile(samples, 0.99),
-    parsesPerSec: minRuns / totalS,
+    parsesPerSec: runs / totalS,
   };
+}
+
+/** A full, synchronous garbage collection (V8's gc(), exposed at run time). */
+function fullGc(): () => void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  return () => gc();
 }
 
 /**
@@ -98,6 +119,8 @@ function measureLatency(
  * same texts in the same order), as parses per second of wall time and per second of this
  * process's CPU time: on the shared machine other processes preempt the bench, which wall time
  * counts and CPU time does not. Medians over the rounds, and the rounds Parley won (by CPU).
+ * Each timed segment ends with a full garbage collection, so each engine pays for the garbage it
+ * made itself instead of for the other engine's (a collection falls on whoever allocates next).
  */
 async function interleavedThroughput(
   texts: readonly string[],
@@ -111,8 +134,9 @@ async function interleavedThroughput(
   parleyWins: number;
   rounds: number;
 }> {
-  const ROUNDS = 5;
-  const PER_ROUND = 1000;
+  const ROUNDS = 9;
+  const PER_ROUND = 3000;
+  const collect = fullGc();
   const wall = { p: [] as number[], n: [] as number[] };
   const cpu = { p: [] as number[], n: [] as number[] };
   let wins = 0;
@@ -124,11 +148,13 @@ async function interleavedThroughput(
     let t0 = process.hrtime.bigint();
     let c0 = cpuUs();
     for (let i = 0; i < PER_ROUND; i++) parley(texts[i % texts.length] ?? '');
+    collect();
     wall.p.push(PER_ROUND / (Number(process.hrtime.bigint() - t0) / 1e9));
     const pc = PER_ROUND / (Math.max(1, cpuUs() - c0) / 1e6);
     t0 = process.hrtime.bigint();
     c0 = cpuUs();
     for (let i = 0; i < PER_ROUND; i++) await nlpjs(texts[i % texts.length] ?? '');
+    collect();
     wall.n.push(PER_ROUND / (Number(process.hrtime.bigint() - t0) / 1e9));
     const nc = PER_ROUND / (Math.max(1, cpuUs() - c0) / 1e6);
     cpu.p.push(pc);
@@ -186,7 +212,7 @@ async function runParley(
     for (const s of goldSpans) if (!predSpans.has(s)) ent.fn += 1;
   }
   const counts = scoreIntents(gold, pred);
-  const latency = measureLatency(
+  const latency = await measureLatency(
     test.map((e) => e.text),
     (t) => model.parse(t),
   );
@@ -234,18 +260,10 @@ async function runNlpJs(
     pred.push(r.intent && r.intent !== 'None' ? r.intent : NONE);
   }
   const counts = scoreIntents(gold, pred);
-  // NLP.js parse is async; measure awaited latency sequentially.
-  const samples: number[] = [];
-  const texts = test.map((e) => e.text);
-  const runs = 1000;
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < runs; i++) {
-    const s0 = process.hrtime.bigint();
-    await manager.process('en', texts[i % texts.length] ?? '');
-    samples.push(Number(process.hrtime.bigint() - s0) / 1000);
-  }
-  const totalS = Number(process.hrtime.bigint() - start) / 1e9;
-  samples.sort((a, b) => a - b);
+  const latency = await measureLatency(
+    test.map((e) => e.text),
+    (t) => manager.process('en', t),
+  );
   return {
     manager,
     intentAccuracy: counts.correct / counts.total,
@@ -254,9 +272,7 @@ async function runNlpJs(
     entityF1: null,
     entityCounts: null,
     trainMs,
-    p50Us: percentile(samples, 0.5),
-    p99Us: percentile(samples, 0.99),
-    parsesPerSec: runs / totalS,
+    ...latency,
   };
 }
 
@@ -414,7 +430,7 @@ export async function main(args: readonly string[]): Promise<void> {
     const synMs = performance.now() - s0;
     clearInterval(timer);
     peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
-    const lat = measureLatency(
+    const lat = await measureLatency(
       data.examples.slice(0, 500).map((e) => e.text),
       (t) => model.parse(t),
       2000,

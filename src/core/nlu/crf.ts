@@ -52,12 +52,8 @@ export class LinearChainCrf {
     this.packed = null;
   }
 
-  /** Per tag, the transition scores (and their exp) along its previous/next lists. */
-  private packed: {
-    prevScore: Float64Array[];
-    prevExp: Float64Array[];
-    nextExp: Float64Array[];
-  } | null = null;
+  /** The transitions decoding walks, grouped (see TransitionGroup). */
+  private packed: { forward: TransitionGroup[]; backward: TransitionGroup[] } | null = null;
 
   private packedTransitions(): NonNullable<LinearChainCrf['packed']> {
     if (this.packed && this.frozen) return this.packed;
@@ -65,13 +61,15 @@ export class LinearChainCrf {
     const lists = this.transitionLists();
     const expT = this.frozen ? this.expTransitions() : this.computeExpTransitions();
     const packed = {
-      prevScore: lists.previous.map((from, k) =>
-        Float64Array.from(from, (j) => this.transition[j * K + k] ?? 0),
+      // tags with the same allowed predecessors; weights[m][n] = transition(source n → target m)
+      forward: transitionGroups(
+        lists.previous,
+        (target, source) => source * K + target,
+        this.transition,
+        expT,
       ),
-      prevExp: lists.previous.map((from, k) =>
-        Float64Array.from(from, (j) => expT[j * K + k] ?? 0),
-      ),
-      nextExp: lists.next.map((to, j) => Float64Array.from(to, (k) => expT[j * K + k] ?? 0)),
+      // tags with the same allowed successors; weights[m][n] = transition(tag m → successor n)
+      backward: transitionGroups(lists.next, (from, to) => from * K + to, this.transition, expT),
     };
     if (this.frozen) this.packed = packed;
     return packed;
@@ -247,30 +245,37 @@ export class LinearChainCrf {
     this.emissionsInto(features, e);
     if (baseEmissions) for (let i = 0; i < T * K; i++) e[i] = e[i]! + (baseEmissions[i] ?? 0);
     const cons = this.transitionLists();
-    const packed = this.packedTransitions();
+    const { forward, backward } = this.packedTransitions();
     const score = buf.subarray(size, 2 * size);
     const back = this.backScratch;
+    const gathered = buf.subarray(5 * size, 5 * size + K);
     for (let k = 0; k < K; k++) {
       score[k] = cons.start[k] ? this.startScore[k]! + e[k]! : -Infinity;
     }
+    // Viterbi. Per group the predecessors' scores are gathered once, then every target of the
+    // group scans them against its own contiguous row of transition scores.
     for (let t = 1; t < T; t++) {
       const prev = (t - 1) * K;
       const cur = t * K;
-      for (let k = 0; k < K; k++) {
-        let best = -Infinity;
-        let arg = 0;
-        const from = cons.previous[k]!;
-        const ts = packed.prevScore[k]!;
-        for (let n = 0; n < from.length; n++) {
-          const j = from[n]!;
-          const s = score[prev + j]! + ts[n]!;
-          if (s > best) {
-            best = s;
-            arg = j;
+      for (const g of forward) {
+        const src = g.sources;
+        const S = src.length;
+        for (let n = 0; n < S; n++) gathered[n] = score[prev + src[n]!]!;
+        const w = g.score;
+        for (let m = 0, row = 0; m < g.targets.length; m++, row += S) {
+          let best = -Infinity;
+          let arg = 0;
+          for (let n = 0; n < S; n++) {
+            const v = gathered[n]! + w[row + n]!;
+            if (v > best) {
+              best = v;
+              arg = n;
+            }
           }
+          const k = g.targets[m]!;
+          score[cur + k] = best + e[cur + k]!;
+          back[cur + k] = src[arg]!;
         }
-        score[cur + k] = best + e[cur + k]!;
-        back[cur + k] = arg;
       }
     }
     let best = -Infinity;
@@ -309,48 +314,60 @@ export class LinearChainCrf {
       const o = (T - 1) * K + k;
       psi[o] = cons.end[k] ? psi[o]! * Math.exp(this.endScore[k]!) : 0;
     }
+    // Scaled forward–backward (each row normalised to sum 1 as it is made).
     const alpha = buf.subarray(3 * size, 4 * size);
     const beta = buf.subarray(4 * size, 5 * size);
-    const normalize = (a: Float64Array, off: number): void => {
-      let sum = 0;
-      for (let k = 0; k < K; k++) sum += a[off + k]!;
-      if (sum > 0) for (let k = 0; k < K; k++) a[off + k] = a[off + k]! / sum;
-    };
-    for (let k = 0; k < K; k++) alpha[k] = psi[k]!;
-    normalize(alpha, 0);
+    let sum = 0;
+    for (let k = 0; k < K; k++) sum += alpha[k] = psi[k]!;
+    scaleRow(alpha, 0, K, sum);
     for (let t = 1; t <= lastTagged; t++) {
       const prev = (t - 1) * K;
       const cur = t * K;
-      for (let k = 0; k < K; k++) {
-        let acc = 0;
-        const from = cons.previous[k]!;
-        const xs = packed.prevExp[k]!;
-        for (let n = 0; n < from.length; n++) acc += alpha[prev + from[n]!]! * xs[n]!;
-        alpha[cur + k] = acc * psi[cur + k]!;
+      sum = 0;
+      for (const g of forward) {
+        const src = g.sources;
+        const S = src.length;
+        for (let n = 0; n < S; n++) gathered[n] = alpha[prev + src[n]!]!;
+        const w = g.exp;
+        for (let m = 0, row = 0; m < g.targets.length; m++, row += S) {
+          let acc = 0;
+          for (let n = 0; n < S; n++) acc += gathered[n]! * w[row + n]!;
+          const k = g.targets[m]!;
+          const v = acc * psi[cur + k]!;
+          alpha[cur + k] = v;
+          sum += v;
+        }
       }
-      normalize(alpha, cur);
+      scaleRow(alpha, cur, K, sum);
     }
     for (let k = 0; k < K; k++) beta[(T - 1) * K + k] = 1;
-    const pb = buf.subarray(5 * size, 5 * size + K);
     for (let t = T - 2; t >= first; t--) {
       const nextRow = (t + 1) * K;
       const cur = t * K;
-      for (let k = 0; k < K; k++) pb[k] = psi[nextRow + k]! * beta[nextRow + k]!;
-      for (let j = 0; j < K; j++) {
-        let acc = 0;
-        const to = cons.next[j]!;
-        const xs = packed.nextExp[j]!;
-        for (let n = 0; n < to.length; n++) acc += xs[n]! * pb[to[n]!]!;
-        beta[cur + j] = acc;
+      sum = 0;
+      for (const g of backward) {
+        const dst = g.sources;
+        const S = dst.length;
+        for (let n = 0; n < S; n++) {
+          const k = dst[n]!;
+          gathered[n] = psi[nextRow + k]! * beta[nextRow + k]!;
+        }
+        const w = g.exp;
+        for (let m = 0, row = 0; m < g.targets.length; m++, row += S) {
+          let acc = 0;
+          for (let n = 0; n < S; n++) acc += w[row + n]! * gathered[n]!;
+          beta[cur + g.targets[m]!] = acc;
+          sum += acc;
+        }
       }
-      normalize(beta, cur);
+      scaleRow(beta, cur, K, sum);
     }
     for (let t = first; t <= lastTagged; t++) {
       const o = t * K;
-      let sum = 0;
-      for (let k = 0; k < K; k++) sum += alpha[o + k]! * beta[o + k]!;
+      let z = 0;
+      for (let k = 0; k < K; k++) z += alpha[o + k]! * beta[o + k]!;
       const tag = tags[t]!;
-      confidences[t] = sum > 0 ? (alpha[o + tag]! * beta[o + tag]!) / sum : 0;
+      confidences[t] = z > 0 ? (alpha[o + tag]! * beta[o + tag]!) / z : 0;
     }
     return { tags, confidences };
   }
@@ -443,4 +460,55 @@ export class LinearChainCrf {
       decodeFloats(s['end'], K, `${what}.end`),
     );
   }
+}
+
+/**
+ * Tags that share one list of allowed neighbours (with BILOU: `O`/`B-*`/`U-*` share their
+ * predecessors, `I-x`/`L-x` theirs), with each member's transition weights to those neighbours
+ * as one contiguous row: decoding gathers the neighbours' values once per group and position.
+ */
+interface TransitionGroup {
+  /** The shared neighbour list. */
+  readonly sources: Int32Array;
+  /** The tags having exactly that list. */
+  readonly targets: Int32Array;
+  /** targets × sources transition scores, and their exp. */
+  readonly score: Float64Array;
+  readonly exp: Float64Array;
+}
+
+function transitionGroups(
+  neighbours: readonly Int32Array[],
+  index: (tag: number, neighbour: number) => number,
+  transition: Float32Array,
+  expT: Float64Array,
+): TransitionGroup[] {
+  const byList = new Map<string, number[]>();
+  neighbours.forEach((list, tag) => {
+    const key = list.join(',');
+    const members = byList.get(key) ?? [];
+    members.push(tag);
+    byList.set(key, members);
+  });
+  return [...byList.values()].map((members) => {
+    const sources = neighbours[members[0]!]!;
+    const S = sources.length;
+    const score = new Float64Array(members.length * S);
+    const exp = new Float64Array(members.length * S);
+    members.forEach((tag, m) => {
+      for (let n = 0; n < S; n++) {
+        const i = index(tag, sources[n]!);
+        score[m * S + n] = transition[i]!;
+        exp[m * S + n] = expT[i]!;
+      }
+    });
+    return { sources, targets: Int32Array.from(members), score, exp };
+  });
+}
+
+/** Divides a row of K values by their sum (left alone when the sum is 0). */
+function scaleRow(a: Float64Array, offset: number, K: number, sum: number): void {
+  if (!(sum > 0)) return;
+  const inv = 1 / sum;
+  for (let k = 0; k < K; k++) a[offset + k] = a[offset + k]! * inv;
 }

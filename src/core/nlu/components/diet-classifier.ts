@@ -126,6 +126,7 @@ export class DIETClassifier implements NluComponent {
   private readonly intentCache: Array<WeakMap<SparseVector, Float64Array> | undefined> = [];
   private occurrences = new Int32Array(0);
   private preScratch = new Float64Array(0);
+  private partialScratch = new Float64Array(0);
   private partScratch = new Float64Array(0);
   private sqrtSums = new Float64Array(0);
   private countSums = new Float64Array(0);
@@ -543,7 +544,12 @@ export class DIETClassifier implements NluComponent {
       if (tagger.hasExtraModels) {
         message.entities.push(...tagger.extract(message, this.tokenFeatures(message), this.name));
       } else {
-        const partials = new Float64Array(message.tokens.length * tagger.entityTagCount);
+        // Reused across parses (parsing is synchronous): a fresh typed array of this size needs
+        // an off-heap allocation, which cost more than the rest of this method together.
+        const size = message.tokens.length * tagger.entityTagCount;
+        if (this.partialScratch.length < size) this.partialScratch = new Float64Array(2 * size);
+        const partials = this.partialScratch;
+        partials.fill(0, 0, size);
         const rows = this.tokenFeatures(message, partials);
         message.entities.push(...tagger.extract(message, rows, this.name, partials));
       }
