@@ -20,7 +20,8 @@ import { type EventRows, toEventRows } from './persistence/conversation-event.ma
 const INSERT_EVENTS = `
   INSERT INTO conversation_event (conversation_id, seq, type_name, "timestamp", intent_name, action_name, data)
   SELECT $1, up.last_seq - $4::int + x.ord, x.t, x.ts, x.i, x.a, x.d
-  FROM up, unnest($6::text[], $7::float8[], $8::text[], $9::text[], $10::json[])
+  FROM up, ROWS FROM (unnest($6::text[]), unnest($7::float8[]), unnest($8::text[]),
+    unnest($9::text[]), json_array_elements($10::json))
     WITH ORDINALITY AS x(t, ts, i, a, d, ord)`;
 
 /** New session start pointer: the batch's last action_session_start ($5, 0-based) if any. */
@@ -208,7 +209,7 @@ function params(conversationId: string, rows: EventRows): unknown[] {
     rows.timestamps,
     rows.intents,
     rows.actions,
-    rows.data,
+    `[${rows.data.join(',')}]`,
     rows.assistantId,
   ];
 }

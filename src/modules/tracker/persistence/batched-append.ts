@@ -41,7 +41,8 @@ export const BATCHED_APPEND = `
   ), ins AS (
     INSERT INTO conversation_event (conversation_id, seq, type_name, "timestamp", intent_name, action_name, data)
     SELECT done.id, done.last_seq - v.n + x.o, x.t, x.ts, x.i, x.a, x.d
-    FROM unnest($8::int[], $9::int[], $10::text[], $11::float8[], $12::text[], $13::text[], $14::json[])
+    FROM ROWS FROM (unnest($8::int[]), unnest($9::int[]), unnest($10::text[]), unnest($11::float8[]),
+      unnest($12::text[]), unnest($13::text[]), json_array_elements($14::json))
       AS x(k, o, t, ts, i, a, d)
     JOIN v ON v.k = x.k
     JOIN done ON done.id = v.id
@@ -63,7 +64,7 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
   const timestamps: number[] = [];
   const intents: Array<string | null> = [];
   const actions: Array<string | null> = [];
-  const data: string[] = [];
+  const data: string[] = []; // the events' JSON texts, sent as ONE JSON array (see below)
   const assistants: Array<string | null> = [];
   batch.forEach((p, index) => {
     const n = p.rows.types.length;
@@ -99,7 +100,9 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
     timestamps,
     intents,
     actions,
-    data,
+    // One JSON array text instead of a json[] literal: the events' JSON goes out as it is,
+    // where an array literal would quote and escape every one of them again.
+    `[${data.join(',')}]`,
     assistants,
   ];
 }
