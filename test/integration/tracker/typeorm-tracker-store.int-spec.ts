@@ -83,6 +83,29 @@ describe(TypeOrmTrackerStore.name, () => {
     expect(await store.retrieve(c)).toBeNull();
   });
 
+  it('deletes a conversation’s events with it, whoever deletes the conversation row', async () => {
+    const a = id('gone-a');
+    const b = id('gone-b');
+    const kept = id('kept');
+    for (const c of [a, b, kept]) await store.append(c, [ev('pause', 1), ev('resume', 2)]);
+    const stored = async (c: string): Promise<number> =>
+      Number(
+        (
+          await ds.query<Array<{ n: string }>>(
+            'SELECT count(*) AS n FROM conversation_event WHERE conversation_id = $1',
+            [c],
+          )
+        )[0]?.n,
+      );
+    expect(await store.delete(a)).toBe(true);
+    // several at once, as GraphQL's deleteConversations does
+    await ds.query('DELETE FROM conversation WHERE id = ANY($1::text[])', [[b, id('unknown')]]);
+    expect([await stored(a), await stored(b), await stored(kept)]).toEqual([0, 0, 2]);
+    // a conversation started again under the same id starts from nothing
+    await store.append(a, [ev('restart', 9)]);
+    expect(await store.retrieve(a)).toEqual([ev('restart', 9)]);
+  });
+
   it('stores strings with quotes, backslashes and unicode intact', async () => {
     const c = id('text');
     const text = 'say "hi" \\ {x} 👋 nul \u0000 end';

@@ -1,16 +1,12 @@
-import { Column, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** One stored event: the wire JSON plus the columns that queries filter on. */
 @Entity({ name: 'conversation_event' })
-@Unique('conversation_event_conversation_seq_key', ['conversationId', 'seq'])
 export class ConversationEventEntity {
-  @PrimaryGeneratedColumn({ type: 'bigint' })
-  id!: string;
-
-  @Column({ name: 'conversation_id', type: 'text' })
+  @PrimaryColumn({ name: 'conversation_id', type: 'text' })
   conversationId!: string;
 
-  @Column({ type: 'integer' })
+  @PrimaryColumn({ type: 'integer' })
   seq!: number;
 
   @Column({ name: 'type_name', type: 'text' })

@@ -2,6 +2,7 @@ import { CreateConversationEvents1763769600000 } from './1763769600000-CreateCon
 import { AddConversationGeneration1763769700000 } from './1763769700000-AddConversationGeneration';
 import { AddConversationAssistantAndTags1763769800000 } from './1763769800000-AddConversationAssistantAndTags';
 import { AddConversationCounts1763769900000 } from './1763769900000-AddConversationCounts';
+import { LeanConversationEvents1763770000000 } from './1763770000000-LeanConversationEvents';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   AddConversationGeneration1763769700000,
   AddConversationAssistantAndTags1763769800000,
   AddConversationCounts1763769900000,
+  LeanConversationEvents1763770000000,
 ];
