@@ -1,6 +1,6 @@
 import { type Action, type ActionContext } from 'src/core/actions/action';
 import { botUtteranceFrom, generateResponse } from 'src/core/actions/nlg';
-import { extractSlots } from 'src/core/actions/slot-extraction';
+import { runActionExtractSlots } from 'src/core/actions/slot-extraction';
 import {
   ACTION_BACK_NAME,
   ACTION_DEACTIVATE_LOOP_NAME,
@@ -194,7 +194,7 @@ class NoOpAction implements Action {
 class ExtractSlotsAction implements Action {
   readonly name = ACTION_EXTRACT_SLOTS;
   run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    return Promise.resolve(extractSlots(ctx.domain, ctx.tracker, ctx.now()));
+    return runActionExtractSlots(ctx);
   }
 }
 
