@@ -1,5 +1,5 @@
 import { ActionExecutionRejection, type Action, type ActionContext } from 'src/core/actions/action';
-import { runActionExtractSlots, requiredSlots } from 'src/core/actions/slot-extraction';
+import { requiredSlots, runActionExtractSlots } from 'src/core/actions/slot-extraction';
 import { ACTION_LISTEN_NAME, REQUESTED_SLOT } from 'src/core/domain/domain-constants';
 import { actionExecuted } from 'src/core/events/action-executed';
 import { activeLoop } from 'src/core/events/active-loop';

@@ -125,7 +125,10 @@ export class DialogueProcessor {
    * Rasa's `action_extract_slots` after a user message: slot mappings (custom ones on the action
    * server, then `action_validate_slot_mappings`); its events (slots, bot messages) are logged.
    */
-  async runExtractSlots(tracker: DialogueStateTracker, channel: string | null = null): Promise<void> {
+  async runExtractSlots(
+    tracker: DialogueStateTracker,
+    channel: string | null = null,
+  ): Promise<void> {
     const events = await runActionExtractSlots(this.context(tracker, channel));
     for (const e of events) tracker.update(e);
   }
