@@ -107,15 +107,17 @@ export class RulePolicy implements Policy {
       restrictRules: params.restrict_rules !== false,
       checkForContradictions: params.check_for_contradictions !== false,
     };
-    const ruleTrackers = data.trackers.filter((t) => t.isRule);
+    // As in Rasa, augmented story trackers are not rule data.
+    const trackers = data.trackers.filter((t) => !t.isAugmented);
+    const ruleTrackers = trackers.filter((t) => t.isRule);
     if (config.restrictRules) checkRestrictedRules(ruleTrackers);
     const rules = buildRules(ruleTrackers, data.domain);
-    const unhappy = buildUnhappy(data.trackers, data.domain);
+    const unhappy = buildUnhappy(trackers, data.domain);
     const policy = new RulePolicy(rules, unhappy, config);
     if (config.checkForContradictions) {
       policy.checkContradictions(ruleTrackers, data.domain);
       policy.checkContradictions(
-        data.trackers.filter((t) => !t.isRule),
+        trackers.filter((t) => !t.isRule),
         data.domain,
       );
     }
