@@ -15,6 +15,12 @@ import { type TrainOptions } from './train.command';
 /** Exit codes: 0 ok, 1 the command failed, 2 bad usage (unknown flag, bad value). */
 const EXIT_USAGE = 2;
 
+/** `--augmentation`: an integer, as Rasa's argparse `type=int`. */
+function augmentationFactor(value: string): number {
+  if (!/^\s*-?\d+\s*$/.test(value)) throw new InvalidArgumentError('must be an integer.');
+  return Number.parseInt(value, 10);
+}
+
 function port(value: string): string {
   if (!/^\d+$/.test(value) || Number(value) > 65535) {
     throw new InvalidArgumentError('must be a port number from 0 to 65535.');
@@ -82,6 +88,12 @@ export function buildCli(): Command {
     .option('--out <dir>', 'output directory for the model (default models/)')
     .option('--fixed-model-name <name>', 'name of the model file')
     .option('--force', 'train even when nothing changed', false)
+    .addOption(
+      new Option(
+        '--augmentation <factor>',
+        'how much to augment the stories for TEDPolicy (0: off; default 50)',
+      ).argParser(augmentationFactor),
+    )
     .option(
       '--remote-storage <kind>',
       'upload to aws, gcs, azure or <module>.<class> (--out: path in the bucket, default models/)',

@@ -24,6 +24,8 @@ export interface TrainOptions {
   out?: string;
   fixedModelName?: string;
   force?: boolean;
+  /** Story augmentation factor for the ML policies (Rasa's `--augmentation`, default 50). */
+  augmentation?: number;
   /** Upload the trained archive: aws, gcs, azure or <module>.<class>; `out` is then the bucket path. */
   remoteStorage?: string;
 }
@@ -117,6 +119,7 @@ export async function trainModel(
       outDir,
       ...(opts.fixedModelName === undefined ? {} : { fixedModelName: opts.fixedModelName }),
       ...(opts.force === undefined ? {} : { force: opts.force }),
+      ...(opts.augmentation === undefined ? {} : { augmentation: opts.augmentation }),
     },
     log,
   ).finally(() => progress.stop());

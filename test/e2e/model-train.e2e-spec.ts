@@ -50,6 +50,18 @@ describe('parley train', () => {
     expect(forced.status).toBe(0);
     expect(forced.stdout.trim()).toBe(join(dir, 'models', 'f.tar.gz'));
     expect(readdirSync(join(dir, 'models'))).toHaveLength(2);
+
+    // The story augmentation factor is part of what the dialogue model is trained from.
+    const noAugmentation = train(dir, join(MOODBOT, 'config.yml'), ['--augmentation', '0']);
+    expect(noAugmentation.status).toBe(0);
+    expect(noAugmentation.stderr).not.toContain('Nothing changed');
+    expect(readdirSync(join(dir, 'models'))).toHaveLength(3);
+    const again = train(dir, join(MOODBOT, 'config.yml'), ['--augmentation', '0']);
+    expect(again.stderr).toContain('Nothing changed');
+
+    const bad = train(dir, join(MOODBOT, 'config.yml'), ['--augmentation', 'many']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("option '--augmentation <factor>' argument 'many' is invalid");
   }, 120_000);
 
   it('stops with exit 1 and file:line on bad NLU data', () => {

@@ -1,6 +1,7 @@
 import { type ActionEndpoint } from 'src/core/actions/remote-action';
 import { type Domain } from 'src/core/domain/domain';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { type JsonObject } from 'src/core/events/event-base';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 
 /** What an action runs with. */
@@ -16,6 +17,8 @@ export interface ActionContext {
   /** Resolves another action by name (forms run their `utter_ask_*` and validators). */
   readonly actionFor: (name: string) => Action;
   readonly random?: () => number;
+  /** Reports a problem that does not stop the action (e.g. a failing slot-mapping action). */
+  readonly warn?: (message: string, data?: JsonObject) => void;
 }
 
 /** An action the assistant can run (Rasa `Action`): returns the events it produces. */

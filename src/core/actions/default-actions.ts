@@ -1,6 +1,6 @@
 import { type Action, type ActionContext } from 'src/core/actions/action';
 import { botUtteranceFrom, generateResponse } from 'src/core/actions/nlg';
-import { extractSlots } from 'src/core/actions/slot-extraction';
+import { runActionExtractSlots } from 'src/core/actions/slot-extraction';
 import {
   ACTION_BACK_NAME,
   ACTION_DEACTIVATE_LOOP_NAME,
@@ -30,7 +30,6 @@ import { restarted } from 'src/core/events/restarted';
 import { sessionStarted } from 'src/core/events/session-started';
 import { slotSet } from 'src/core/events/slot-set';
 import { userUtteranceReverted } from 'src/core/events/user-utterance-reverted';
-import { userUttered } from 'src/core/events/user-uttered';
 import { slotsToCarryOver } from 'src/core/session/session-start';
 
 /** Utters a response (Rasa `ActionBotResponse`); a missing response utters nothing. */
@@ -194,27 +193,37 @@ class NoOpAction implements Action {
 class ExtractSlotsAction implements Action {
   readonly name = ACTION_EXTRACT_SLOTS;
   run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    return Promise.resolve(extractSlots(ctx.domain, ctx.tracker, ctx.now()));
+    return runActionExtractSlots(ctx);
   }
 }
 
 /** The intent the user message is about (for nlu_fallback: the runner-up of the ranking). */
-function intentToAffirm(ctx: ActionContext): string | null {
+function intentToAffirm(ctx: ActionContext): string {
   const parse = ctx.tracker.latestMessage.parseData;
   const name = ctx.tracker.latestMessage.intent.name;
-  if (name === DEFAULT_NLU_FALLBACK_INTENT_NAME && Array.isArray(parse.intent_ranking)) {
-    const second: unknown = (parse.intent_ranking as unknown[])[1];
-    if (isJsonObject(second) && typeof second.name === 'string') return second.name;
+  const ranking = Array.isArray(parse.intent_ranking) ? (parse.intent_ranking as unknown[]) : [];
+  if (name === DEFAULT_NLU_FALLBACK_INTENT_NAME && ranking.length > 1) {
+    const second = ranking[1];
+    if (isJsonObject(second)) return pythonStr(second.name);
   }
-  return typeof name === 'string' ? name : null;
+  return pythonStr(name);
 }
 
+/** How Python's f-string shows a value (`None` for a missing one). */
+function pythonStr(value: unknown): string {
+  if (value === null || value === undefined) return 'None';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * `action_default_ask_affirmation`: "Did you mean '<intent>'?" with the buttons `Yes` →
+ * `/<intent>` and `No` → `/out_of_scope` (Rasa's default; override it with a custom action of
+ * the same name for other prompts).
+ */
 class AskAffirmationAction implements Action {
   readonly name = ACTION_DEFAULT_ASK_AFFIRMATION_NAME;
   run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    const intent = intentToAffirm(ctx) ?? USER_INTENT_OUT_OF_SCOPE;
-    const custom = utter(ctx, 'utter_ask_affirmation');
-    if (custom.length > 0) return Promise.resolve(custom);
+    const intent = intentToAffirm(ctx);
     return Promise.resolve([
       botUtteranceFrom(
         {
@@ -238,72 +247,141 @@ class AskRephraseAction implements Action {
   }
 }
 
-/** `action_revert_fallback_events`: forgets the fallback turns after a successful rephrase or affirmation. */
-class RevertFallbackEventsAction implements Action {
-  readonly name = ACTION_REVERT_FALLBACK_EVENTS_NAME;
-  run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    return Promise.resolve(revertFallback(ctx));
+/** Name of the latest executed action other than `action_listen`, `skip` of them back. */
+function lastExecutedActionIs(ctx: ActionContext, name: string, skip = 0): boolean {
+  const events = ctx.tracker.appliedEvents();
+  let seen = 0;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i] as DialogueEvent;
+    if (e.type !== 'action' || e.name === ACTION_LISTEN_NAME) continue;
+    if (seen === skip) return e.name === name;
+    seen++;
   }
+  return false;
 }
 
-function revertFallback(ctx: ActionContext): DialogueEvent[] {
-  const users = ctx.tracker.appliedEvents().filter((e) => e.type === 'user');
-  const reverts = Math.max(0, users.length >= 2 ? 2 : users.length);
-  const events: DialogueEvent[] = [];
-  for (let i = 0; i < reverts; i++) events.push(userUtteranceReverted({ timestamp: ctx.now() }));
-  return events;
+/** The latest user message again, its intent confidence set to 1.0 (the user confirmed it). */
+function clarifiedMessage(ctx: ActionContext): DialogueEvent {
+  const message = ctx.tracker.latestMessage;
+  const parsedIntent = isJsonObject(message.parseData.intent) ? message.parseData.intent : {};
+  return {
+    ...message,
+    intent: { ...message.intent, confidence: 1.0 },
+    parseData: { ...message.parseData, intent: { ...parsedIntent, confidence: 1.0 } },
+    timestamp: ctx.now(),
+  };
+}
+
+function reverts(ctx: ActionContext, n: number): DialogueEvent[] {
+  return Array.from({ length: n }, () => userUtteranceReverted({ timestamp: ctx.now() }));
 }
 
 /**
- * `action_two_stage_fallback` as a loop: ask to affirm the intent; affirmed → the message is
- * re-applied with that intent (confidence 1.0); denied → ask to rephrase; still unclear after
- * the rephrase → `action_default_fallback`.
+ * `action_revert_fallback_events` (Rasa's, from the TwoStageFallbackPolicy days): after a
+ * rephrase (the last action was `action_default_ask_rephrase`) it removes the rephrase turns and
+ * replays the rephrased message; after an affirmation it removes the affirmation turns (and a
+ * rephrase before them) and replays the message with confidence 1.0; otherwise nothing.
+ */
+class RevertFallbackEventsAction implements Action {
+  readonly name = ACTION_REVERT_FALLBACK_EVENTS_NAME;
+  run(ctx: ActionContext): Promise<DialogueEvent[]> {
+    const listen = () => actionExecuted({ name: ACTION_LISTEN_NAME, timestamp: ctx.now() });
+    if (lastExecutedActionIs(ctx, ACTION_DEFAULT_ASK_REPHRASE_NAME)) {
+      return Promise.resolve([
+        ...reverts(ctx, 3),
+        listen(),
+        { ...ctx.tracker.latestMessage, timestamp: ctx.now() },
+      ]);
+    }
+    if (lastExecutedActionIs(ctx, ACTION_DEFAULT_ASK_AFFIRMATION_NAME)) {
+      const events: DialogueEvent[] = [...reverts(ctx, 2), listen()];
+      if (lastExecutedActionIs(ctx, ACTION_DEFAULT_ASK_REPHRASE_NAME, 1)) {
+        events.push(...reverts(ctx, 3), listen());
+      }
+      events.push(clarifiedMessage(ctx));
+      return Promise.resolve(events);
+    }
+    return Promise.resolve([]);
+  }
+}
+
+/**
+ * Intent names of the last `n` user messages or reverts after the latest restart (newest
+ * first); a revert takes a place but adds no name (Rasa's `_last_n_intent_names`).
+ */
+function lastIntentNames(ctx: ActionContext, n: number): (string | null)[] {
+  const names: (string | null)[] = [];
+  const events = ctx.tracker.eventsAfterLatestRestart();
+  let seen = 0;
+  for (let i = events.length - 1; i >= 0 && seen < n; i--) {
+    const e = events[i] as DialogueEvent;
+    if (e.type === 'user') {
+      names.push(typeof e.intent.name === 'string' ? e.intent.name : null);
+      seen++;
+    } else if (e.type === 'rewind') {
+      seen++;
+    }
+  }
+  return names;
+}
+
+function sameList(a: readonly (string | null)[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * `action_two_stage_fallback`, a loop as Rasa's `TwoStageFallbackAction`:
+ * - activation (low NLU confidence, `nlu_fallback`): `active_loop` and
+ *   `action_default_ask_affirmation` ("Did you mean '<intent>'?", Yes/No buttons);
+ * - the user denies (`out_of_scope`): `action_default_ask_rephrase` (`utter_ask_rephrase`);
+ * - the rephrase is again `nlu_fallback`: ask to affirm once more;
+ * - the user clarifies (any other intent, e.g. the affirmed one): the loop ends, the fallback
+ *   turns are reverted (`rewind`), and the message is replayed after `action_listen` with
+ *   confidence 1.0, so the dialogue continues as if it had been understood at once;
+ * - two `nlu_fallback` messages in a row, or a second denial: the loop ends with
+ *   `action_default_fallback` (`utter_default`, `rewind`).
  */
 class TwoStageFallbackAction implements Action {
   readonly name = ACTION_TWO_STAGE_FALLBACK_NAME;
 
   async run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    const tracker = ctx.tracker;
-    const intent = tracker.latestMessage.intent.name;
-    const active = tracker.activeLoopName === this.name;
-    if (!active) {
-      return [
-        activeLoop({ name: this.name, timestamp: ctx.now() }),
-        ...(await new AskAffirmationAction().run(ctx)),
-      ];
+    const events: DialogueEvent[] = [];
+    if (ctx.tracker.activeLoopName !== this.name) {
+      events.push(activeLoop({ name: this.name, timestamp: ctx.now() }));
     }
-    const asked = tracker
-      .appliedEvents()
-      .filter(
-        (e) => e.type === 'bot' && e.metadata.utter_action === ACTION_DEFAULT_ASK_AFFIRMATION_NAME,
-      ).length;
-    if (intent === USER_INTENT_OUT_OF_SCOPE || intent === DEFAULT_NLU_FALLBACK_INTENT_NAME) {
-      if (intent === USER_INTENT_OUT_OF_SCOPE && asked === 1) {
-        return utter(ctx, 'utter_ask_rephrase');
-      }
-      if (asked < 2 && intent === DEFAULT_NLU_FALLBACK_INTENT_NAME) {
-        return new AskAffirmationAction().run(ctx);
-      }
-      return [
-        ...(await new DefaultFallbackAction().run(ctx)),
-        activeLoop({ name: null, timestamp: ctx.now() }),
-      ];
+    const lastIntent = ctx.tracker.latestMessage.intent.name;
+    const twoFallbacksInARow = sameList(lastIntentNames(ctx, 2), [
+      DEFAULT_NLU_FALLBACK_INTENT_NAME,
+      DEFAULT_NLU_FALLBACK_INTENT_NAME,
+    ]);
+    const secondAffirmationFailed = sameList(lastIntentNames(ctx, 3), [
+      USER_INTENT_OUT_OF_SCOPE,
+      DEFAULT_NLU_FALLBACK_INTENT_NAME,
+      USER_INTENT_OUT_OF_SCOPE,
+    ]);
+    const clarified =
+      lastIntent !== DEFAULT_NLU_FALLBACK_INTENT_NAME && lastIntent !== USER_INTENT_OUT_OF_SCOPE;
+    const done = clarified || twoFallbacksInARow || secondAffirmationFailed;
+    if (!done) {
+      const justActivated = events.length > 0;
+      const ask =
+        justActivated || lastIntent === DEFAULT_NLU_FALLBACK_INTENT_NAME
+          ? ACTION_DEFAULT_ASK_AFFIRMATION_NAME
+          : ACTION_DEFAULT_ASK_REPHRASE_NAME;
+      events.push(...(await ctx.actionFor(ask).run(ctx)));
+      return events;
     }
-    const message = tracker.latestMessage;
-    const affirmed = userUttered({
-      text: message.text,
-      intent: { ...message.intent, confidence: 1.0 },
-      entities: message.entities,
-      parseData: { ...message.parseData, intent: { ...message.intent, confidence: 1.0 } },
-      inputChannel: message.inputChannel,
-      timestamp: ctx.now(),
-    });
-    return [
-      activeLoop({ name: null, timestamp: ctx.now() }),
-      ...revertFallback(ctx),
+    events.push(activeLoop({ name: null, timestamp: ctx.now() }));
+    if (twoFallbacksInARow || secondAffirmationFailed) {
+      events.push(...(await ctx.actionFor(ACTION_DEFAULT_FALLBACK_NAME).run(ctx)));
+      return events;
+    }
+    events.push(
+      userUtteranceReverted({ timestamp: ctx.now() }),
       actionExecuted({ name: ACTION_LISTEN_NAME, timestamp: ctx.now() }),
-      affirmed,
-    ];
+      clarifiedMessage(ctx),
+    );
+    return events;
   }
 }
 

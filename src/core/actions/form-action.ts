@@ -1,5 +1,5 @@
 import { ActionExecutionRejection, type Action, type ActionContext } from 'src/core/actions/action';
-import { extractSlots, requiredSlots } from 'src/core/actions/slot-extraction';
+import { requiredSlots, runActionExtractSlots } from 'src/core/actions/slot-extraction';
 import { ACTION_LISTEN_NAME, REQUESTED_SLOT } from 'src/core/domain/domain-constants';
 import { actionExecuted } from 'src/core/events/action-executed';
 import { activeLoop } from 'src/core/events/active-loop';
@@ -46,7 +46,8 @@ export class FormAction implements Action {
   }
 
   private async activate(ctx: ActionContext): Promise<DialogueEvent[]> {
-    const extracted = extractSlots(ctx.domain, ctx.tracker, ctx.now());
+    // Rasa runs the whole `action_extract_slots` again (custom mappings included) at activation.
+    const extracted = await runActionExtractSlots(ctx);
     const probe = ctx.tracker.copy();
     for (const e of extracted) probe.update(e);
     const prefilled = requiredSlots(ctx.domain, this.name)

@@ -1,9 +1,21 @@
+import {
+  ActionExecutionRejection,
+  ActionServerError,
+  type ActionContext,
+} from 'src/core/actions/action';
+import { RemoteAction } from 'src/core/actions/remote-action';
 import { type Domain } from 'src/core/domain/domain';
-import { REQUESTED_SLOT, SESSION_START_METADATA_SLOT } from 'src/core/domain/domain-constants';
+import {
+  ACTION_EXTRACT_SLOTS,
+  ACTION_VALIDATE_SLOT_MAPPINGS,
+  REQUESTED_SLOT,
+  SESSION_START_METADATA_SLOT,
+} from 'src/core/domain/domain-constants';
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
-import { isJsonObject } from 'src/core/events/json-values';
+import { isJsonObject, jsonEqual } from 'src/core/events/json-values';
 import { slotSet, type SlotSet } from 'src/core/events/slot-set';
-import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 
 function asList(value: unknown): string[] {
   if (value === undefined || value === null) return [];
@@ -22,19 +34,107 @@ export function requiredSlots(domain: Domain, form: string): string[] {
   return Array.isArray(slots) ? slots.map(String) : [];
 }
 
+/** One outcome of walking the slot mappings: a slot value, or a custom action to run. */
+type MappingStep =
+  | { readonly kind: 'slot'; readonly event: SlotSet }
+  | { readonly kind: 'custom'; readonly action: string };
+
 /**
  * Rasa's `action_extract_slots` for the predefined mappings (`from_entity`, `from_intent`,
  * `from_trigger_intent`, `from_text`): for every declared slot the first applicable mapping
  * that yields a value sets it. Honours `intent` / `not_intent`, the active form's
- * `ignored_intents` and `conditions` (active loop and requested slot). `custom` mappings are
- * left to custom actions.
+ * `ignored_intents` and `conditions` (active loop and requested slot). `custom` mappings need
+ * the action server: `runActionExtractSlots` runs them.
  */
 export function extractSlots(
   domain: Domain,
   tracker: DialogueStateTracker,
   now: number,
 ): SlotSet[] {
-  const events: SlotSet[] = [];
+  return mappingSteps(domain, tracker, now).flatMap((s) => (s.kind === 'slot' ? [s.event] : []));
+}
+
+/**
+ * The whole of Rasa's `action_extract_slots`: the predefined mappings, then (in mapping order)
+ * each applicable `custom` mapping's `action` run once on the action server; only its `slot`
+ * events that change a value are kept (Rasa drops its bot messages and other events). Finally,
+ * when the domain lists `action_validate_slot_mappings`, that action is called with the
+ * candidate `slot` events appended to the conversation (rasa-sdk's `ValidationAction` reads them
+ * as `slots_to_validate`): its value-changing `slot` events and its bot messages are kept, plus
+ * the candidates it did not mention (`SlotSet(x, null)` rejects one). A failing custom action is
+ * logged and contributes nothing. `custom` mappings without `action` are left to forms'
+ * `validate_<form>`.
+ */
+export async function runActionExtractSlots(ctx: ActionContext): Promise<DialogueEvent[]> {
+  const events: DialogueEvent[] = [];
+  const executed = new Set<string>();
+  for (const step of mappingSteps(ctx.domain, ctx.tracker, ctx.now())) {
+    if (step.kind === 'slot') {
+      events.push(step.event);
+    } else if (!executed.has(step.action)) {
+      executed.add(step.action);
+      events.push(...(await runSlotAction(step.action, ctx, ctx.tracker)));
+    }
+  }
+  return validateExtraction(events, ctx);
+}
+
+/** Runs a custom action for slot filling; keeps only its value-changing `slot` and `bot` events. */
+async function runSlotAction(
+  name: string,
+  ctx: ActionContext,
+  tracker: DialogueStateTracker,
+): Promise<DialogueEvent[]> {
+  let returned: DialogueEvent[];
+  try {
+    returned = await new RemoteAction(name).run({ ...ctx, tracker });
+  } catch (error) {
+    if (!(error instanceof ActionServerError) && !(error instanceof ActionExecutionRejection)) {
+      throw error;
+    }
+    ctx.warn?.(
+      `Failed to execute custom action '${name}' as a result of error '${error.message}'. The default action '${ACTION_EXTRACT_SLOTS}' failed to fill slots with custom mappings.`,
+      { action: name },
+    );
+    return [];
+  }
+  const kept: DialogueEvent[] = [];
+  const dropped = new Set<string>();
+  for (const e of returned) {
+    if (e.type === 'slot') {
+      if (!jsonEqual(tracker.getSlot(e.name) ?? null, e.value ?? null)) kept.push(e);
+    } else if (e.type === 'bot') {
+      kept.push(e);
+    } else {
+      dropped.add(e.type);
+    }
+  }
+  for (const type of dropped) {
+    ctx.warn?.(
+      `Running custom action '${name}' has resulted in an event of type '${type}'. This is disallowed and the tracker will not be updated with this event.`,
+      { action: name, event: type },
+    );
+  }
+  return kept;
+}
+
+/** `action_validate_slot_mappings` over the extracted `slot` events (as Rasa, other events are dropped). */
+async function validateExtraction(
+  extracted: readonly DialogueEvent[],
+  ctx: ActionContext,
+): Promise<DialogueEvent[]> {
+  const candidates = extracted.filter((e): e is SlotSet => e.type === 'slot');
+  if (!ctx.domain.userActions.includes(ACTION_VALIDATE_SLOT_MAPPINGS)) return candidates;
+  const tracker = new DialogueStateTracker(ctx.tracker.senderId, ctx.domain.slots);
+  for (const e of ctx.tracker.eventsAfterLatestRestart()) tracker.update(e);
+  for (const e of candidates) tracker.update(e);
+  const validated = await runSlotAction(ACTION_VALIDATE_SLOT_MAPPINGS, ctx, tracker);
+  const mentioned = new Set(validated.flatMap((e) => (e.type === 'slot' ? [e.name] : [])));
+  return [...validated, ...candidates.filter((e) => !mentioned.has(e.name))];
+}
+
+function mappingSteps(domain: Domain, tracker: DialogueStateTracker, now: number): MappingStep[] {
+  const steps: MappingStep[] = [];
   const message = tracker.latestMessage;
   const intent = typeof message.intent.name === 'string' ? message.intent.name : null;
   const loop = tracker.activeLoopName;
@@ -68,15 +168,22 @@ export function extractSlots(
         );
         if (!ok) continue;
       }
+      if (mapping.type === 'custom') {
+        // Rasa runs the mapping's action (if any) and goes on with the slot's next mapping.
+        if (typeof mapping.action === 'string' && mapping.action !== '') {
+          steps.push({ kind: 'custom', action: mapping.action });
+        }
+        continue;
+      }
       const values = valuesOf(mapping, tracker, loop, conditions);
       if (values.length === 0) continue;
       const value = slot.type === 'list' ? values : values[values.length - 1];
       if ((value === null || value === undefined) && tracker.getSlot(slot.name) === null) continue;
-      events.push(slotSet({ name: slot.name, value, timestamp: now }));
+      steps.push({ kind: 'slot', event: slotSet({ name: slot.name, value, timestamp: now }) });
       break;
     }
   }
-  return events;
+  return steps;
 }
 
 function valuesOf(

@@ -20,6 +20,8 @@ export const ACTION_SEND_TEXT_NAME = 'action_send_text';
 /** The `...` placeholder action of rule snippets. */
 export const RULE_SNIPPET_ACTION_NAME = '...';
 export const ACTION_EXTRACT_SLOTS = 'action_extract_slots';
+/** The custom action that validates slots set by `action_extract_slots` (rasa-sdk `ValidationAction`). */
+export const ACTION_VALIDATE_SLOT_MAPPINGS = 'action_validate_slot_mappings';
 export const DEFAULT_KNOWLEDGE_BASE_ACTION = 'action_query_knowledge_base';
 
 /** Rasa's `DEFAULT_ACTION_NAMES`, in Rasa's order (index 0 is always `action_listen`). */

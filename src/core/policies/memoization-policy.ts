@@ -142,6 +142,8 @@ function buildLookup(data: PolicyTrainingData, maxHistory: number | null): Map<s
   const lookup = new Map<string, string>();
   const contradicting = new Set<string>();
   for (const tracker of data.trackers) {
+    // As in Rasa, memoization learns only the stories as written, not augmented ones.
+    if (tracker.isAugmented) continue;
     if (tracker.isRule) continue;
     for (const ex of examplesOf(tracker, data.domain)) {
       const key = stateKey(lastStates(ex.states, maxHistory));

@@ -56,6 +56,97 @@ describe('RulePolicy training checks', () => {
     );
   });
 
+  describe('incomplete rules', () => {
+    const domain = Domain.fromObject({
+      intents: ['start', 'again', 'ask'],
+      slots: { done: { type: 'bool', mappings: [{ type: 'custom' }] } },
+      forms: { some_form: { required_slots: [] } },
+      actions: ['action_check'],
+      responses: { utter_x: [{ text: 'x' }], utter_y: [{ text: 'y' }] },
+    });
+    const train = (rules: string[]) => {
+      const { blocks } = readStoryFiles([
+        { text: ['rules:', ...rules, ''].join('\n'), file: 'r.yml' },
+      ]);
+      return () => trainDialogue(blocks, domain, [{ name: 'RulePolicy' }]);
+    };
+    const setsSlot = [
+      '- rule: check sets done',
+      '  steps:',
+      '  - intent: start',
+      '  - action: action_check',
+      '  - slot_was_set:',
+      '    - done: true',
+      '  - action: utter_x',
+    ];
+    const activatesForm = [
+      '- rule: activate',
+      '  steps:',
+      '  - intent: start',
+      '  - action: some_form',
+      '  - active_loop: some_form',
+    ];
+
+    it('reports an action that does not set the slots it sets in another rule', () => {
+      expect(
+        train([
+          ...setsSlot,
+          '- rule: check forgets done',
+          '  steps:',
+          '  - intent: again',
+          '  - action: action_check',
+          '  - action: utter_y',
+        ]),
+      ).toThrow(
+        /Incomplete rules found[\s\S]*the action 'action_check' in rule 'check forgets done' \(r\.yml:\d+\) does not set some of the slots that it sets in other rules: 'done'/,
+      );
+    });
+
+    it('reports a form that does not set its active loop as in another rule', () => {
+      const error = (() => {
+        try {
+          train([
+            ...activatesForm,
+            '- rule: form then utter',
+            '  steps:',
+            '  - intent: again',
+            '  - action: some_form',
+            '  - action: utter_y',
+          ])();
+        } catch (e) {
+          return e as DialogueError;
+        }
+        return null;
+      })();
+      expect(error?.code).toBe('DIALOGUE.INVALID_RULE');
+      expect(error?.message).toContain("the form 'some_form' in rule 'form then utter' (r.yml:");
+      expect(error?.message).toContain(
+        "does not set the 'active_loop' that it sets in other rules: 'some_form'",
+      );
+    });
+
+    it('accepts the same rules ending with wait_for_user_input: false, or with the slot set to null', () => {
+      expect(
+        train([
+          ...setsSlot,
+          '- rule: check at the end',
+          '  steps:',
+          '  - intent: again',
+          '  - action: action_check',
+          '  wait_for_user_input: false',
+          '- rule: check sets nothing on purpose',
+          '  steps:',
+          '  - intent: ask',
+          '  - action: action_check',
+          '  - slot_was_set:',
+          '    - done: null',
+          '  - action: utter_y',
+        ]),
+      ).not.toThrow();
+      expect(train(activatesForm)).not.toThrow();
+    });
+  });
+
   it('restrict_rules: false accepts rules with several user turns', () => {
     const { domain, text } = rulesBot();
     const { blocks } = readStoryFiles([{ text, file: 'data/rules.yml' }]);

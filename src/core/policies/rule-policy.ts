@@ -1,5 +1,6 @@
 import {
   isPrevActionListen,
+  slotFeatures,
   stateKey,
   statesForEvents,
   trackerStates,
@@ -29,6 +30,7 @@ import {
   type PredictionInput,
 } from 'src/core/policies/policy';
 import { examplesOf } from 'src/core/policies/training-examples';
+import { appliedEvents } from 'src/core/tracker/applied-events';
 import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import {
   RULE_SNIPPET_ACTION_NAME,
@@ -107,15 +109,18 @@ export class RulePolicy implements Policy {
       restrictRules: params.restrict_rules !== false,
       checkForContradictions: params.check_for_contradictions !== false,
     };
-    const ruleTrackers = data.trackers.filter((t) => t.isRule);
+    // As in Rasa, augmented story trackers are not rule data.
+    const trackers = data.trackers.filter((t) => !t.isAugmented);
+    const ruleTrackers = trackers.filter((t) => t.isRule);
     if (config.restrictRules) checkRestrictedRules(ruleTrackers);
+    if (config.checkForContradictions) checkIncompleteRules(ruleTrackers, data.domain);
     const rules = buildRules(ruleTrackers, data.domain);
-    const unhappy = buildUnhappy(data.trackers, data.domain);
+    const unhappy = buildUnhappy(trackers, data.domain);
     const policy = new RulePolicy(rules, unhappy, config);
     if (config.checkForContradictions) {
       policy.checkContradictions(ruleTrackers, data.domain);
       policy.checkContradictions(
-        data.trackers.filter((t) => !t.isRule),
+        trackers.filter((t) => !t.isRule),
         data.domain,
       );
     }
@@ -268,6 +273,103 @@ export class RulePolicy implements Policy {
         { problems },
       );
     }
+  }
+}
+
+/** Slots and active loops an action sets in rules (Rasa's `ActionFingerprint`). */
+interface ActionFingerprint {
+  readonly slots: Set<string>;
+  readonly loops: Set<string | null>;
+}
+
+/**
+ * Rasa's `create_action_fingerprints` over the rules: for every action, the featurised slots and
+ * the active loops set by the events after it (up to the next action or user message).
+ */
+function actionFingerprints(
+  rules: readonly TrainingTracker[],
+  domain: Domain,
+): Map<string, ActionFingerprint> {
+  const featurized = new Set(
+    domain.slots.filter((s) => slotFeatures(s, null).length > 0).map((s) => s.name),
+  );
+  const out = new Map<string, ActionFingerprint>();
+  for (const t of rules) {
+    let action: string | null = null;
+    for (const e of t.events) {
+      if (e.type === 'action') {
+        action = e.name ?? e.actionText ?? null;
+        continue;
+      }
+      if (e.type === 'user') {
+        action = null;
+        continue;
+      }
+      if (action === null) continue;
+      let print = out.get(action);
+      if (!print) {
+        print = { slots: new Set(), loops: new Set() };
+        out.set(action, print);
+      }
+      if (e.type === 'slot' && featurized.has(e.name)) print.slots.add(e.name);
+      if (e.type === 'active_loop') print.loops.add(e.name);
+    }
+  }
+  return out;
+}
+
+/**
+ * Rasa's incomplete-rule check: an action that sets slots or an active loop in one rule must be
+ * followed by the same slots / one of the same loops in every rule where another action comes
+ * after it (`null` counts as set; `...` or `wait_for_user_input: false` ends the obligation).
+ */
+function checkIncompleteRules(rules: readonly TrainingTracker[], domain: Domain): void {
+  const prints = actionFingerprints(rules, domain);
+  if (prints.size === 0) return;
+  const problems: string[] = [];
+  for (const t of rules) {
+    const applied = appliedEvents(t.events);
+    const states = statesForEvents(t.name, applied, domain);
+    const next = applied.flatMap((e) =>
+      e.type === 'action' ? [e.name ?? e.actionText ?? ''] : [],
+    );
+    const where = `rule '${t.name}' (${t.file}:${t.line ?? '?'})`;
+    states.forEach((state, k) => {
+      const previous = state.prev_action?.action_name;
+      const action = next[k] ?? ACTION_LISTEN_NAME;
+      const print = previous === undefined ? undefined : prints.get(previous);
+      if (
+        previous === undefined ||
+        print === undefined ||
+        action === RULE_SNIPPET_ACTION_NAME ||
+        previous === RULE_SNIPPET_ACTION_NAME
+      ) {
+        return;
+      }
+      const present = new Set(Object.keys(state.slots ?? {}));
+      const missing = [...print.slots].filter((s) => !present.has(s)).sort();
+      if (missing.length > 0) {
+        problems.push(
+          `- the action '${previous}' in ${where} does not set some of the slots that it sets in other rules: '${missing.join(', ')}'. Add them to the rule (\`slot_was_set\`) or, if it is the rule's last action, add 'wait_for_user_input: false'.`,
+        );
+      }
+      const loop = state.active_loop?.name ?? null;
+      if (print.loops.size > 0 && !print.loops.has(loop)) {
+        const expected = [...print.loops].map((l) =>
+          l === null || l === SHOULD_NOT_BE_SET ? 'null' : l,
+        );
+        problems.push(
+          `- the form '${previous}' in ${where} does not set the 'active_loop' that it sets in other rules: '${[...new Set(expected)].sort().join(', ')}'. Add the 'active_loop' step to the rule or, if it is the rule's last action, add 'wait_for_user_input: false'.`,
+        );
+      }
+    });
+  }
+  if (problems.length > 0) {
+    throw new DialogueError(
+      'DIALOGUE.INVALID_RULE',
+      `Incomplete rules found 🚨\n\n${problems.join('\n')}\nIf some slots or active loops must not be set at that point, set them to null in the rule explicitly.`,
+      { problems },
+    );
   }
 }
 

@@ -55,9 +55,17 @@ export class TedPolicy implements Policy {
     const features = new Map<string, number>();
     const labels: string[] = [];
     const labelIndex = new Map<string, number>();
-    const rows = examples.map((ex) => {
+    // Rasa's MaxHistoryTrackerFeaturizer removes duplicate (states, label) examples; augmented
+    // trackers repeat many windows of the stories they are made of.
+    const unique = new Set<string>();
+    const rows: { idx: number[]; y: number }[] = [];
+    for (const ex of examples) {
+      const window = featuresOf(lastStates(ex.states, maxHistory));
+      const key = `${JSON.stringify(window)}\u0000${ex.label}`;
+      if (unique.has(key)) continue;
+      unique.add(key);
       const idx: number[] = [];
-      for (const f of featuresOf(lastStates(ex.states, maxHistory))) {
+      for (const f of window) {
         let i = features.get(f);
         if (i === undefined) {
           i = features.size;
@@ -71,8 +79,8 @@ export class TedPolicy implements Policy {
         labels.push(ex.label);
         labelIndex.set(ex.label, y);
       }
-      return { idx, y };
-    });
+      rows.push({ idx, y });
+    }
     const F = features.size;
     const C = Math.max(1, labels.length);
     const weights = new Float32Array(F * C);

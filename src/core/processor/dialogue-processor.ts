@@ -1,7 +1,7 @@
 import { ActionExecutionRejection, type Action, type ActionContext } from 'src/core/actions/action';
 import { actionFor } from 'src/core/actions/action-registry';
 import { type ActionEndpoint } from 'src/core/actions/remote-action';
-import { extractSlots } from 'src/core/actions/slot-extraction';
+import { runActionExtractSlots } from 'src/core/actions/slot-extraction';
 import { type Domain } from 'src/core/domain/domain';
 import {
   ACTION_LISTEN_NAME,
@@ -97,7 +97,7 @@ export class DialogueProcessor {
   ): Promise<void> {
     tracker.update(this.userEvent(message));
     if (!this.hasCore) return;
-    await this.runExtractSlots(tracker);
+    await this.runExtractSlots(tracker, channel);
     await this.runPredictionLoop(tracker, channel);
   }
 
@@ -117,13 +117,20 @@ export class DialogueProcessor {
       }),
     );
     if (!this.hasCore) return;
-    await this.runExtractSlots(tracker);
+    await this.runExtractSlots(tracker, channel);
     await this.runPredictionLoop(tracker, channel);
   }
 
-  runExtractSlots(tracker: DialogueStateTracker): Promise<void> {
-    for (const e of extractSlots(this.domain, tracker, this.options.now())) tracker.update(e);
-    return Promise.resolve();
+  /**
+   * Rasa's `action_extract_slots` after a user message: slot mappings (custom ones on the action
+   * server, then `action_validate_slot_mappings`); its events (slots, bot messages) are logged.
+   */
+  async runExtractSlots(
+    tracker: DialogueStateTracker,
+    channel: string | null = null,
+  ): Promise<void> {
+    const events = await runActionExtractSlots(this.context(tracker, channel));
+    for (const e of events) tracker.update(e);
   }
 
   /** The ensemble's prediction for the tracker (null without a dialogue model). */
@@ -230,7 +237,7 @@ export class DialogueProcessor {
       );
     }
     for (const e of events) tracker.update(e);
-    if (events.some((e) => e.type === 'user')) await this.runExtractSlots(tracker);
+    if (events.some((e) => e.type === 'user')) await this.runExtractSlots(tracker, channel);
     return shouldPredictAnother(name);
   }
 
@@ -264,6 +271,7 @@ export class DialogueProcessor {
       now: this.options.now,
       endpoint: this.options.endpoint,
       actionFor: (n) => actionFor(n, this.domain),
+      ...(this.options.warn ? { warn: this.options.warn } : {}),
       ...(this.options.random ? { random: this.options.random } : {}),
     };
   }

@@ -1,4 +1,8 @@
-import { trainingTrackers, type TrainingTracker } from 'src/core/dialogue/story-graph';
+import {
+  trainingTrackers,
+  type TrackerGenerationOptions,
+  type TrainingTracker,
+} from 'src/core/dialogue/story-graph';
 import { type Domain } from 'src/core/domain/domain';
 import { PolicyEnsemble } from 'src/core/policies/policy-ensemble';
 import { type ComponentConfig } from 'src/core/training-data/config-reader';
@@ -19,12 +23,22 @@ export function readStoryFiles(files: readonly { text: string; file: string }[])
   return { blocks, warnings };
 }
 
-/** Trains the configured policies on stories and rules (throws on invalid rules or config). */
+/** Rasa's default `--augmentation` of `rasa train`. */
+export const DEFAULT_AUGMENTATION_FACTOR = 50;
+
+/**
+ * Trains the configured policies on stories and rules (throws on invalid rules or config).
+ * Stories are augmented (`augmentationFactor`, default 50, seeded) for the ML policies only.
+ */
 export function trainDialogue(
   blocks: readonly StoryBlock[],
   domain: Domain,
   policies: readonly ComponentConfig[] | null,
+  options: TrackerGenerationOptions = {},
 ): { ensemble: PolicyEnsemble; trackers: TrainingTracker[] } {
-  const trackers = trainingTrackers(blocks, domain);
+  const trackers = trainingTrackers(blocks, domain, {
+    ...options,
+    augmentationFactor: options.augmentationFactor ?? DEFAULT_AUGMENTATION_FACTOR,
+  });
   return { ensemble: PolicyEnsemble.train(policies, trackers, domain), trackers };
 }

@@ -31,7 +31,12 @@ export type StoryStepItem =
   | { readonly kind: 'bot'; readonly text: string; readonly line: number | undefined }
   | { readonly kind: 'slot'; readonly name: string; readonly value: unknown }
   | { readonly kind: 'active_loop'; readonly name: string | null }
-  | { readonly kind: 'checkpoint'; readonly name: string }
+  | {
+      readonly kind: 'checkpoint';
+      readonly name: string;
+      /** `slot_was_set` conditions (start checkpoints only): slot values a joined story must have. */
+      readonly conditions: Readonly<Record<string, unknown>>;
+    }
   | { readonly kind: 'or'; readonly alternatives: readonly StoryStepItem[][] };
 
 /** A story or rule block of a YAML file. */
@@ -135,6 +140,19 @@ function readBlock(
     conversationStart = plainBool(source, get('conversation_start'), false, name);
     waitForUserInput = plainBool(source, get('wait_for_user_input'), true, name);
   }
+  // Rasa: only start checkpoints filter on slots; others warn and ignore their conditions.
+  let atStart = true;
+  for (const step of steps) {
+    if (step.kind !== 'checkpoint') {
+      atStart = false;
+      continue;
+    }
+    if (!atStart && Object.keys(step.conditions).length > 0) {
+      warnings.push(
+        `${source.file}:${line ?? '?'}: ${what} '${name}': end or intermediate checkpoints do not support conditions (checkpoint: ${step.name}); ignored`,
+      );
+    }
+  }
   // `slot_was_set` in a step list expands to one item per slot.
   return {
     name,
@@ -226,7 +244,21 @@ function readStep(
     if (typeof data.checkpoint !== 'string' || !data.checkpoint) {
       yamlError(source, line, `${owner}: 'checkpoint' needs a name`);
     }
-    return { kind: 'checkpoint', name: data.checkpoint };
+    const conditions: Record<string, unknown> = {};
+    const slots = data.slot_was_set ?? [];
+    if (!Array.isArray(slots)) {
+      yamlError(source, line, `${owner}: the 'slot_was_set' of a checkpoint must be a list`);
+    }
+    for (const slot of slots) {
+      if (!isJsonObject(slot)) {
+        warnings.push(
+          `${source.file}:${line ?? '?'}: slot '${JSON.stringify(slot)}' of checkpoint '${data.checkpoint}' has to be a dictionary ({slot: value}); ignored`,
+        );
+        continue;
+      }
+      Object.assign(conditions, slot);
+    }
+    return { kind: 'checkpoint', name: data.checkpoint, conditions };
   }
   if ('slot_was_set' in data) {
     const slots = data.slot_was_set;

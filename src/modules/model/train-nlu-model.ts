@@ -7,7 +7,7 @@ import {
   writeModelArchive,
 } from 'src/core/model-archive';
 import { trainNlu, type ProgressCallback } from 'src/core/nlu';
-import { trainDialogue } from 'src/core/processor/train-dialogue';
+import { DEFAULT_AUGMENTATION_FACTOR, trainDialogue } from 'src/core/processor/train-dialogue';
 import { type NluTrainingData, type ProjectConfig } from 'src/core/training-data';
 import { type StoryBlock } from 'src/core/training-data/stories-yaml-reader';
 import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
@@ -32,6 +32,8 @@ export interface TrainNluModelInput {
   readonly onProgress?: ProgressCallback;
   /** Training threads (`num_threads`); default: trainNlu's. */
   readonly threads?: number;
+  /** Story augmentation factor (Rasa's `--augmentation`); default 50. */
+  readonly augmentation?: number;
 }
 
 export interface TrainNluModelResult {
@@ -51,13 +53,16 @@ export async function trainNluModel(
 ): Promise<TrainNluModelResult> {
   const { data, config, configText, domain, domainText, outDir } = input;
   const stories = input.stories ?? [];
+  const augmentation = Math.max(0, input.augmentation ?? DEFAULT_AUGMENTATION_FACTOR);
   const hasNlu = data !== null && data.examples.length > 0;
   const print = fingerprint(
     {
       nlu: canonicalJson(data ?? {}),
       config: configText,
       domain: domainText,
-      ...(stories.length > 0 ? { core: canonicalJson(stories) } : {}),
+      ...(stories.length > 0
+        ? { core: canonicalJson(stories), augmentation: String(augmentation) }
+        : {}),
     },
     PARLEY_VERSION,
   );
@@ -101,7 +106,9 @@ export async function trainNluModel(
     const responses = data?.responses ?? {};
     const coreDomain = domain.withResponses(responses);
     log(`Training dialogue policies on ${stories.length} stories and rules...`);
-    const { ensemble } = trainDialogue(stories, coreDomain, config.policies);
+    const { ensemble } = trainDialogue(stories, coreDomain, config.policies, {
+      augmentationFactor: augmentation,
+    });
     files['core/policies.json'] = JSON.stringify({ ...ensemble.toJSON(), responses });
     components.push(...ensemble.policies.map((p) => p.type));
   }

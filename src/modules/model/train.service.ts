@@ -164,6 +164,7 @@ export async function runTraining(
         domainText: request.domainText,
         outDir,
         force: query.forceTraining,
+        augmentation: query.augmentation,
         onProgress: serverProgress(logger),
         ...(query.numThreads > 0 ? { threads: query.numThreads } : {}),
       },

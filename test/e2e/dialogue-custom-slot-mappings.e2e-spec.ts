@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { botFiles, startAppWithTrainedBot, type TrainedBotApp } from 'test/utils/bots';
+import { FIXTURES, uniqueId } from 'test/utils/create-test-app';
+import { startSlotMappingActionServer } from 'test/utils/slot-mapping-action-server';
+
+const BOT = botFiles(join(FIXTURES, 'custom-slots'));
+
+/**
+ * A `custom` slot mapping run by `action_extract_slots` on a real action server (loopback), its
+ * candidates checked by `action_validate_slot_mappings`, through the REST channel.
+ */
+describe('custom slot mappings end to end', () => {
+  let t: TrainedBotApp;
+  let dir: string;
+  let actions: Awaited<ReturnType<typeof startSlotMappingActionServer>>;
+
+  beforeAll(async () => {
+    actions = await startSlotMappingActionServer();
+    dir = mkdtempSync(join(tmpdir(), 'parley-custom-slots-endpoints-'));
+    const endpoints = join(dir, 'endpoints.yml');
+    writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}"\n`);
+    t = await startAppWithTrainedBot(BOT, 'parley-custom-slots-', {
+      env: { PARLEY_ENDPOINTS: endpoints },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await actions?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const say = async (sender: string, message: string): Promise<unknown[]> => {
+    const res = await request(t.url)
+      .post('/webhooks/rest/webhook')
+      .send({ sender, message })
+      .expect(200);
+    return (res.body as { text?: string }[]).map((m) => m.text);
+  };
+
+  it('fills the slot through the mapping action and the validation action', async () => {
+    const s = uniqueId('city');
+    expect(await say(s, '/greet')).toEqual(['Hi! Where do you live?']);
+    expect(await say(s, '/inform{"place": "paris"}')).toEqual(['You live in Paris.']);
+    const tracker = await request(t.url).get(`/conversations/${s}/tracker`).expect(200);
+    expect(tracker.body.slots.city).toBe('Paris');
+    const mine = actions.calls.filter((c) => c.sender_id === s).map((c) => c.next_action);
+    // After each user message: the mapping action, then the validation action.
+    expect(mine).toEqual([
+      'action_extract_city',
+      'action_validate_slot_mappings',
+      'action_extract_city',
+      'action_validate_slot_mappings',
+    ]);
+    const validation = actions.calls.filter((c) => c.sender_id === s)[3];
+    expect(validation?.tracker.events.at(-1)).toMatchObject({
+      event: 'slot',
+      name: 'city',
+      value: 'paris',
+    });
+  });
+
+  it('a city rejected by action_validate_slot_mappings stays unset, with the validator message', async () => {
+    const s = uniqueId('city');
+    expect(await say(s, '/inform{"place": "atlantis"}')).toEqual([
+      'I do not know that city.',
+      'I did not get your city.',
+    ]);
+    const tracker = await request(t.url).get(`/conversations/${s}/tracker`).expect(200);
+    expect(tracker.body.slots.city).toBeNull();
+  });
+});
