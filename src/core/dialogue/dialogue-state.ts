@@ -140,13 +140,75 @@ export function stateCount(applied: readonly DialogueEvent[]): number {
   return n;
 }
 
-/** States of a live tracker. */
+/**
+ * A live tracker's state history, built incrementally: the replay of its applied events so far
+ * and the state before each action. Kept per tracker (weakly) so each prediction replays only
+ * the events added since the last one, not the whole conversation.
+ */
+interface StateHistory {
+  readonly domain: Domain;
+  readonly replay: DialogueStateTracker;
+  readonly beforeActions: DialogueState[];
+  consumed: number;
+  first: DialogueEvent | undefined;
+  last: DialogueEvent | undefined;
+}
+
+const histories = new WeakMap<DialogueStateTracker, StateHistory>();
+
+function stateHistory(tracker: DialogueStateTracker, domain: Domain): StateHistory {
+  const applied = tracker.appliedEvents();
+  let h = histories.get(tracker);
+  // The applied events only ever grow at the end, except after restarts, rewinds, undos and
+  // loop re-runs; then the events at the replayed positions are no longer the same objects
+  // (an event object sits at one position only), and the history starts again.
+  if (
+    h === undefined ||
+    h.domain !== domain ||
+    h.consumed > applied.length ||
+    (h.consumed > 0 && (applied[0] !== h.first || applied[h.consumed - 1] !== h.last))
+  ) {
+    h = {
+      domain,
+      replay: new DialogueStateTracker(tracker.senderId, domain.slots),
+      beforeActions: [],
+      consumed: 0,
+      first: undefined,
+      last: undefined,
+    };
+    histories.set(tracker, h);
+  }
+  for (let i = h.consumed; i < applied.length; i++) {
+    const e = applied[i] as DialogueEvent;
+    if (e.type === 'action') h.beforeActions.push(activeState(h.replay, domain));
+    h.replay.update(e);
+  }
+  h.consumed = applied.length;
+  h.first = applied[0];
+  h.last = applied[applied.length - 1];
+  return h;
+}
+
+/**
+ * States of a live tracker — the same as `statesForEvents` over its applied events (the last
+ * `window` ones, or all), kept incrementally (see StateHistory). The returned states are shared
+ * with later calls: callers must not change them.
+ */
 export function trackerStates(
   tracker: DialogueStateTracker,
   domain: Domain,
   window: number | null = null,
 ): DialogueState[] {
-  return statesForEvents(tracker.senderId, tracker.appliedEvents(), domain, window);
+  const h = stateHistory(tracker, domain);
+  const from = window === null ? 0 : Math.max(0, h.beforeActions.length + 1 - window);
+  const states = h.beforeActions.slice(from);
+  states.push(activeState(h.replay, domain));
+  return states;
+}
+
+/** How many states a live tracker's history has (see `stateCount`). */
+export function trackerStateCount(tracker: DialogueStateTracker, domain: Domain): number {
+  return stateHistory(tracker, domain).beforeActions.length + 1;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { stateCount, statesForEvents } from 'src/core/dialogue/dialogue-state';
+import { trackerStateCount, trackerStates } from 'src/core/dialogue/dialogue-state';
 import { type TrainingTracker } from 'src/core/dialogue/story-graph';
 import { type Domain } from 'src/core/domain/domain';
 import { DialogueError } from 'src/core/errors/dialogue-error';
@@ -104,9 +104,9 @@ export class PolicyEnsemble {
 
   predict(tracker: DialogueStateTracker, domain: Domain): EnsemblePrediction {
     const actionNames = domain.actionNamesOrTexts;
-    const applied = tracker.appliedEvents();
-    const states = statesForEvents(tracker.senderId, applied, domain, this.window);
-    const input = { tracker, domain, states, stateCount: stateCount(applied), actionNames };
+    const states = trackerStates(tracker, domain, this.window);
+    const stateCount = trackerStateCount(tracker, domain);
+    const input = { tracker, domain, states, stateCount, actionNames };
     let predictions = this.policies.map((p, i) => p.predict(input, this.policyName(i)));
     const rejected = lastRejectedAction(tracker.events);
     if (rejected !== null) {

@@ -52,36 +52,50 @@ function undoTillPreviousLoopExecution(loopActionName: string, done: DialogueEve
   }
 }
 
+/** The names of the loops the events ever activate (they change how loop actions apply). */
+export function loopNamesOf(events: readonly DialogueEvent[]): Set<string> {
+  const names = new Set<string>();
+  for (const e of events) if (e.type === 'active_loop' && e.name) names.add(e.name);
+  return names;
+}
+
+/** Applies one event to an applied-events list (one step of `appliedEvents`). */
+export function applyEventTo(
+  applied: DialogueEvent[],
+  event: DialogueEvent,
+  loopNames: ReadonlySet<string>,
+): DialogueEvent[] {
+  if (event.type === 'restart' || event.type === 'session_started') {
+    applied.length = 0;
+  } else if (event.type === 'undo') {
+    undoTillPrevious('action', applied);
+  } else if (event.type === 'rewind') {
+    undoTillPrevious('user', applied);
+    undoTillPrevious('action', applied);
+  } else if (
+    event.type === 'action' &&
+    event.name !== null &&
+    loopNames.has(event.name) &&
+    !firstLoopExecutionOrUnhappyPath(event.name, applied)
+  ) {
+    undoTillPreviousLoopExecution(event.name, applied);
+  } else {
+    applied.push(event);
+  }
+  return applied;
+}
+
 /**
  * Rasa's `applied_events`: the events that make up the current state. `restart` and
  * `session_started` clear the list (and are not kept); `undo` removes back to and including the
  * latest action; `rewind` removes back to and including the latest user message and then the
  * action before it; repeated runs of an active loop's action (not its first run, not in an unhappy
- * path) drop the user messages and actions since the loop's previous run.
+ * path) drop the user messages and actions since the loop's previous run. The loops are those
+ * the whole event list ever activates, as in Rasa.
  */
 export function appliedEvents(events: readonly DialogueEvent[]): DialogueEvent[] {
-  const loopNames = new Set<string>();
-  for (const e of events) if (e.type === 'active_loop' && e.name) loopNames.add(e.name);
-
-  let applied: DialogueEvent[] = [];
-  for (const event of events) {
-    if (event.type === 'restart' || event.type === 'session_started') {
-      applied = [];
-    } else if (event.type === 'undo') {
-      undoTillPrevious('action', applied);
-    } else if (event.type === 'rewind') {
-      undoTillPrevious('user', applied);
-      undoTillPrevious('action', applied);
-    } else if (
-      event.type === 'action' &&
-      event.name !== null &&
-      loopNames.has(event.name) &&
-      !firstLoopExecutionOrUnhappyPath(event.name, applied)
-    ) {
-      undoTillPreviousLoopExecution(event.name, applied);
-    } else {
-      applied.push(event);
-    }
-  }
+  const loopNames = loopNamesOf(events);
+  const applied: DialogueEvent[] = [];
+  for (const event of events) applyEventTo(applied, event, loopNames);
   return applied;
 }

@@ -12,7 +12,7 @@ import { serializeEvent } from 'src/core/events/event-codec';
 import { cloneJson, jsonEqual } from 'src/core/events/json-values';
 import { type SerializedEvent } from 'src/core/events/serialized-event';
 import { userUttered, type UserUttered } from 'src/core/events/user-uttered';
-import { appliedEvents } from 'src/core/tracker/applied-events';
+import { applyEventTo, loopNamesOf } from 'src/core/tracker/applied-events';
 import { EventVerbosity } from 'src/core/tracker/event-verbosity';
 import { applyJsonPatch } from 'src/core/tracker/json-patch';
 
@@ -101,10 +101,36 @@ export class DialogueStateTracker {
     this.apply(e);
   }
 
-  /** The events that make up the current state (see `appliedEvents`). */
-  appliedEvents(): DialogueEvent[] {
-    return appliedEvents(this.log);
+  /**
+   * The events that make up the current state (see `appliedEvents`). Kept up to date
+   * incrementally as events arrive — a turn asks for them many times, and a long conversation
+   * would otherwise be walked from its start each time — and recomputed from the whole log only
+   * when a new event activates a loop never seen before (that changes how earlier loop actions
+   * apply). The list is shared: callers must not change it.
+   */
+  appliedEvents(): readonly DialogueEvent[] {
+    let cache = this.appliedCache;
+    if (cache !== null) {
+      for (let i = cache.upTo; i < this.log.length; i++) {
+        const e = this.log[i] as DialogueEvent;
+        if (e.type === 'active_loop' && e.name && !cache.loops.has(e.name)) {
+          cache = null;
+          break;
+        }
+      }
+    }
+    if (cache === null) {
+      cache = { list: [], upTo: 0, loops: loopNamesOf(this.log) };
+      this.appliedCache = cache;
+    }
+    for (let i = cache.upTo; i < this.log.length; i++) {
+      applyEventTo(cache.list, this.log[i] as DialogueEvent, cache.loops);
+    }
+    cache.upTo = this.log.length;
+    return cache.list;
   }
+
+  private appliedCache: { list: DialogueEvent[]; upTo: number; loops: Set<string> } | null = null;
 
   /** Events after the latest `restart` (the restart itself excluded). */
   eventsAfterLatestRestart(): DialogueEvent[] {
@@ -122,7 +148,7 @@ export class DialogueStateTracker {
       case EventVerbosity.AFTER_RESTART:
         return this.eventsAfterLatestRestart();
       case EventVerbosity.APPLIED:
-        return this.appliedEvents();
+        return [...this.appliedEvents()];
       case EventVerbosity.NONE:
         return null;
     }
@@ -133,7 +159,11 @@ export class DialogueStateTracker {
     type: T,
     options: { verbosity?: EventVerbosity; excludeActions?: readonly string[]; skip?: number } = {},
   ): DialogueEventOf<T> | undefined {
-    const events = this.eventsForVerbosity(options.verbosity ?? EventVerbosity.APPLIED) ?? [];
+    const verbosity = options.verbosity ?? EventVerbosity.APPLIED;
+    const events =
+      verbosity === EventVerbosity.APPLIED
+        ? this.appliedEvents()
+        : (this.eventsForVerbosity(verbosity) ?? []);
     let skip = options.skip ?? 0;
     for (let i = events.length - 1; i >= 0; i--) {
       const e = events[i] as DialogueEvent;
