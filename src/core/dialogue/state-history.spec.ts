@@ -46,8 +46,9 @@ function randomEvent(rng: Random, t: number): DialogueEvent {
       timestamp,
     });
   }
-  if (r < 0.72)
+  if (r < 0.72) {
     return slotSet({ name: pick(['city', 'size']), value: pick(['S', 'M', null]), timestamp });
+  }
   if (r < 0.8) return activeLoop({ name: pick(['order_form', null]), timestamp });
   if (r < 0.84) return actionExecutionRejected({ name: 'order_form', timestamp });
   if (r < 0.88) return userUtteranceReverted({ timestamp });
