@@ -1,6 +1,5 @@
 // The only barrel of the core: its public API. Explicit names only (no `export *`).
 
-export { extractSlotEvents, type SlotExtractionContext } from 'src/core/actions/extract-slots';
 export {
   CollectingOutputChannel,
   OutputChannel,
@@ -164,6 +163,7 @@ export {
   type ActionEndpointConfig,
   type ActionServerResponse,
 } from 'src/core/actions/remote-action';
+export { extractSlots } from 'src/core/actions/slot-extraction';
 export {
   activeState,
   stateKey,

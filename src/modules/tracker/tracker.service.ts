@@ -6,7 +6,7 @@ import {
   DialogueError,
   type DialogueEvent,
   DialogueStateTracker,
-  extractSlotEvents,
+  extractSlots,
   LockStore,
   needsSessionStart,
   parseWithRegex,
@@ -205,12 +205,9 @@ export class TrackerService {
       const userAt = after(fresh, now);
       const user = asUserEvent(deserializeEvent({ ...validUser, timestamp: userAt }, () => now));
       apply([user]);
-      const slots = extractSlotEvents(assistant.domain, {
-        message: user,
-        slotValue: (name) => t.getSlot(name),
-        activeLoop: t.activeLoop?.name ?? null,
-        now: userAt + 0.001,
-      });
+      // The predefined slot mappings, as the dialogue engine's action_extract_slots runs them
+      // (custom mappings need the action server and belong to the message loop).
+      const slots = extractSlots(assistant.domain, t, userAt + 0.001);
       apply(
         slots.map((e) =>
           deserializeEvent(this.withModelMetadata(serializeEvent(e), assistant), () => now),
