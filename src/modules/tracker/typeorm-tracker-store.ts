@@ -19,9 +19,10 @@ import { type EventRows, toEventRows } from './persistence/conversation-event.ma
 /** Inserts the batch at the positions after `up.last_seq - n` (one statement, any size). */
 const INSERT_EVENTS = `
   INSERT INTO conversation_event (conversation_id, seq, type_name, "timestamp", intent_name, action_name, data)
-  SELECT $1, up.last_seq - $4::int + x.ord, x.t, x.ts, x.i, x.a, x.d
-  FROM up, ROWS FROM (unnest($6::text[]), unnest($7::float8[]), unnest($8::text[]),
-    unnest($9::text[]), json_array_elements($10::json))
+  SELECT $1, up.last_seq - $4::int + x.ord, x.t, x.ts::float8, x.i, x.a, x.d
+  FROM up, ROWS FROM (json_array_elements_text($6::json), json_array_elements_text($7::json),
+    json_array_elements_text($8::json), json_array_elements_text($9::json),
+    json_array_elements($10::json))
     WITH ORDINALITY AS x(t, ts, i, a, d, ord)`;
 
 /** New session start pointer: the batch's last action_session_start ($5, 0-based) if any. */
@@ -205,10 +206,10 @@ function params(conversationId: string, rows: EventRows): unknown[] {
     last,
     n,
     rows.lastSessionStartIndex,
-    rows.types,
-    rows.timestamps,
-    rows.intents,
-    rows.actions,
+    JSON.stringify(rows.types),
+    JSON.stringify(rows.timestamps),
+    JSON.stringify(rows.intents),
+    JSON.stringify(rows.actions),
     `[${rows.data.join(',')}]`,
     rows.assistantId,
   ];

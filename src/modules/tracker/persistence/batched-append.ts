@@ -40,11 +40,13 @@ export const BATCHED_APPEND = `
     SELECT * FROM created UNION ALL SELECT * FROM updated
   ), ins AS (
     INSERT INTO conversation_event (conversation_id, seq, type_name, "timestamp", intent_name, action_name, data)
-    SELECT done.id, done.last_seq - v.n + x.o, x.t, x.ts, x.i, x.a, x.d
-    FROM ROWS FROM (unnest($8::int[]), unnest($9::int[]), unnest($10::text[]), unnest($11::float8[]),
-      unnest($12::text[]), unnest($13::text[]), json_array_elements($14::json))
+    SELECT done.id, done.last_seq - v.n + x.o::int, x.t, x.ts::float8, x.i, x.a, x.d
+    FROM ROWS FROM (json_array_elements_text($8::json), json_array_elements_text($9::json),
+      json_array_elements_text($10::json), json_array_elements_text($11::json),
+      json_array_elements_text($12::json), json_array_elements_text($13::json),
+      json_array_elements($14::json))
       AS x(k, o, t, ts, i, a, d)
-    JOIN v ON v.k = x.k
+    JOIN v ON v.k = x.k::int
     JOIN done ON done.id = v.id
   )
   SELECT id, generation, last_seq FROM done`;
@@ -94,14 +96,15 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
     firsts,
     lasts,
     sessionStarts,
-    k,
-    ord,
-    types,
-    timestamps,
-    intents,
-    actions,
-    // One JSON array text instead of a json[] literal: the events' JSON goes out as it is,
-    // where an array literal would quote and escape every one of them again.
+    // The per-event columns go as JSON array texts rather than array literals: pg would quote
+    // and escape every element of a literal again (two regular expressions per string), while
+    // JSON.stringify is native and the events' JSON is sent as it is.
+    JSON.stringify(k),
+    JSON.stringify(ord),
+    JSON.stringify(types),
+    JSON.stringify(timestamps),
+    JSON.stringify(intents),
+    JSON.stringify(actions),
     `[${data.join(',')}]`,
     assistants,
   ];

@@ -26,7 +26,8 @@ export function toEventRows(events: readonly SerializedEvent[]): EventRows {
   };
   events.forEach((event, index) => {
     rows.types.push(event.event);
-    rows.timestamps.push(typeof event.timestamp === 'number' ? event.timestamp : 0);
+    const ts = event.timestamp;
+    rows.timestamps.push(typeof ts === 'number' && Number.isFinite(ts) ? ts : 0);
     rows.intents.push(intentName(event));
     const action =
       ACTION_EVENTS.has(event.event) && typeof event.name === 'string' ? event.name : null;
