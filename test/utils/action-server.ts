@@ -1,0 +1,78 @@
+import { createServer, type Server } from 'node:http';
+
+/** What a test action server received (rasa-sdk's request body). */
+export interface ActionCall {
+  readonly next_action: string;
+  readonly sender_id: string;
+  readonly tracker: {
+    events: Record<string, unknown>[];
+    slots: Record<string, unknown>;
+    latest_message: { entities: { entity: string; value: unknown }[] };
+  };
+  readonly domain: Record<string, unknown>;
+  readonly version: string;
+}
+
+/** The HTTP status and JSON body an action answers with. */
+export interface ActionReply {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export interface TestActionServer {
+  /** The `action_endpoint` url. */
+  readonly url: string;
+  readonly calls: ActionCall[];
+  close(): Promise<void>;
+}
+
+/** rasa-sdk's `Tracker.slots_to_validate`: the slot events at the end of the tracker. */
+export function slotsToValidate(events: Record<string, unknown>[]): Record<string, unknown> {
+  const slots: Record<string, unknown> = {};
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i] as Record<string, unknown>;
+    if (e.event !== 'slot') break;
+    if (!((e.name as string) in slots)) slots[e.name as string] = e.value;
+  }
+  return slots;
+}
+
+/** A 200 answer with events and responses, as rasa-sdk sends after running an action. */
+export function ran(
+  events: Record<string, unknown>[],
+  responses: Record<string, unknown>[] = [],
+): ActionReply {
+  return { status: 200, body: { events, responses } };
+}
+
+/**
+ * A custom action server on loopback speaking rasa-sdk's protocol: every POSTed call is recorded
+ * and answered by its entry in `actions`; unknown actions get a 404 like rasa-sdk's.
+ */
+export async function startActionServer(
+  actions: Record<string, (call: ActionCall) => ActionReply>,
+): Promise<TestActionServer> {
+  const calls: ActionCall[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const call = JSON.parse(body) as ActionCall;
+      calls.push(call);
+      const action = actions[call.next_action];
+      const reply = action
+        ? action(call)
+        : { status: 404, body: { error: `no action ${call.next_action}` } };
+      res.writeHead(reply.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(reply.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/webhook`,
+    calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
