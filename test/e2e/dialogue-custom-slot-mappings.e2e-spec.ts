@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { botFiles, startAppWithTrainedBot, type TrainedBotApp } from 'test/utils/bots';
+import {
+  botFiles,
+  sayRestTexts,
+  startAppWithTrainedBot,
+  type TrainedBotApp,
+} from 'test/utils/bots';
 import { FIXTURES, uniqueId } from 'test/utils/create-test-app';
 import { startSlotMappingActionServer } from 'test/utils/slot-mapping-action-server';
 
@@ -33,13 +38,8 @@ describe('custom slot mappings end to end', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const say = async (sender: string, message: string): Promise<unknown[]> => {
-    const res = await request(t.url)
-      .post('/webhooks/rest/webhook')
-      .send({ sender, message })
-      .expect(200);
-    return (res.body as { text?: string }[]).map((m) => m.text);
-  };
+  const say = (sender: string, message: string): Promise<unknown[]> =>
+    sayRestTexts(t.url, sender, message);
 
   it('fills the slot through the mapping action and the validation action', async () => {
     const s = uniqueId('city');

@@ -6,6 +6,7 @@ import {
   botFiles,
   FORMBOT_DIR,
   postTestStories,
+  sayRestTexts,
   startAppWithModel,
   trainBot,
 } from 'test/utils/bots';
@@ -49,13 +50,8 @@ describe('formbot dialogue end to end', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const say = async (sender: string, message: string): Promise<unknown[]> => {
-    const res = await request(t.url)
-      .post('/webhooks/rest/webhook')
-      .send({ sender, message })
-      .expect(200);
-    return (res.body as { text?: string }[]).map((m) => m.text);
-  };
+  const say = (sender: string, message: string): Promise<unknown[]> =>
+    sayRestTexts(t.url, sender, message);
 
   it('fills the form with validation and an interruption, then submits', async () => {
     const s = uniqueId('form');

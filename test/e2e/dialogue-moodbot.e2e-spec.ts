@@ -8,6 +8,7 @@ import {
   MOODBOT,
   MOODBOT_DIR,
   postTestStories,
+  sayRest,
   startAppWithTrainedBot,
   type TrainedBotApp,
 } from 'test/utils/bots';
@@ -46,13 +47,8 @@ describe('moodbot dialogue end to end', () => {
     await t?.close();
   });
 
-  const say = async (sender: string, message: string): Promise<Record<string, unknown>[]> => {
-    const res = await request(t.url)
-      .post('/webhooks/rest/webhook')
-      .send({ sender, message })
-      .expect(200);
-    return res.body as Record<string, unknown>[];
-  };
+  const say = (sender: string, message: string): Promise<Record<string, unknown>[]> =>
+    sayRest(t.url, sender, message);
 
   it('greets with buttons, then the unhappy path sends the cheer-up image and asks if it helped', async () => {
     const sender = uniqueId('mood');

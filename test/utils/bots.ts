@@ -92,3 +92,25 @@ export function postTestStories(url: string, file: string, query = ''): Promise<
     .send(readFileSync(file, 'utf8'))
     .expect(200);
 }
+
+/** One message on the REST channel (`POST /webhooks/rest/webhook`, expecting 200): the bot's messages. */
+export async function sayRest(
+  url: string,
+  sender: string,
+  message: string,
+): Promise<Record<string, unknown>[]> {
+  const res = await request(url)
+    .post('/webhooks/rest/webhook')
+    .send({ sender, message })
+    .expect(200);
+  return res.body as Record<string, unknown>[];
+}
+
+/** The texts of the bot's messages for one REST-channel message (see sayRest). */
+export async function sayRestTexts(
+  url: string,
+  sender: string,
+  message: string,
+): Promise<unknown[]> {
+  return (await sayRest(url, sender, message)).map((m) => m.text);
+}
