@@ -8,7 +8,8 @@
 //    `parley train` into a temp dir and reports the wall time (target < 3 s);
 // 2. starts `parley run --enable-api --model <tmp>` and the bare Nest app, each in its own process;
 // 3. autocannon with 10 and 50 connections, each connection one conversation (sequential turns):
-//    (a) bare GET /ping, (b) POST /webhooks/rest/webhook rotating over moodbot messages.
+//    (a) bare GET /ping, (b) POST /webhooks/rest/webhook rotating over moodbot messages,
+//    (c) with DATABASE_URL: the bare route plus one single-row INSERT (GET /insert), for context.
 //    Targets: (b) ≥ 40 % of (a) at 50 conversations, (b) p99 < 15 ms at 10 conversations.
 // Database: DATABASE_URL's server (a fresh scratch database, dropped afterwards) or the embedded
 // PostgreSQL. Results: console and bench/results/dialogue.json.
@@ -96,7 +97,11 @@ async function main() {
     } else {
       env.PARLEY_DATA_DIR = path.join(tmp, 'parley-data');
     }
-    const bare = await forkServer(path.join(__dirname, 'lib', 'bare-server.js'), [], 'bare', {});
+    // With an external database the bare app also serves GET /insert (the route plus one
+    // single-row INSERT), the reference the issue gives for one write per request.
+    const bare = await forkServer(path.join(__dirname, 'lib', 'bare-server.js'), [], 'bare', {
+      ...(env.DATABASE_URL ? { BARE_INSERT_DATABASE_URL: env.DATABASE_URL } : {}),
+    });
     cleanups.push(() => bare.close());
     const parley = await startParley(model.dir, env);
     cleanups.push(() => parley.close());
@@ -120,12 +125,24 @@ async function main() {
       );
       const b = await turns(parley, connections, bench, connections);
       b.ratioToBare = round(b.reqPerSec / a.reqPerSec, 3);
-      for (const r of [a, b]) {
+      const c = env.DATABASE_URL
+        ? await cannon(
+            `(c) bare Nest GET /insert (one INSERT per request), ${connections} connections`,
+            { connections, url: `${bare.url}/insert` },
+            bench,
+            bare.pid,
+          )
+        : null;
+      if (c) c.ratioToBare = round(c.reqPerSec / a.reqPerSec, 3);
+      for (const r of [a, b, c].filter(Boolean)) {
         check(r.non2xx === 0 && r.errors === 0, `${r.name}: all responses 200`);
       }
-      results[connections] = { a, b };
+      results[connections] = { a, b, ...(c ? { c } : {}) };
       console.log(
-        `${connections} conversations: bare ${a.reqPerSec} req/s (p99 ${a.p99Ms} ms); webhook ${b.reqPerSec} turns/s (p50 ${b.p50Ms} ms, p99 ${b.p99Ms} ms) = ${(b.ratioToBare * 100).toFixed(1)} % of bare; server CPU ${a.cpuUsPerReq} / ${b.cpuUsPerReq} µs per request`,
+        `${connections} conversations: bare ${a.reqPerSec} req/s (p99 ${a.p99Ms} ms); webhook ${b.reqPerSec} turns/s (p50 ${b.p50Ms} ms, p99 ${b.p99Ms} ms) = ${(b.ratioToBare * 100).toFixed(1)} % of bare; server CPU ${a.cpuUsPerReq} / ${b.cpuUsPerReq} µs per request` +
+          (c
+            ? `; bare + one INSERT ${c.reqPerSec} req/s = ${(c.ratioToBare * 100).toFixed(1)} % of bare (server CPU ${c.cpuUsPerReq} µs)`
+            : ''),
       );
     }
     const loadAfter = loadAverage();

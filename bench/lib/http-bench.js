@@ -98,10 +98,37 @@ async function serveBare() {
     'ping',
     Object.getOwnPropertyDescriptor(PingController.prototype, 'ping'),
   );
+  // BARE_INSERT_DATABASE_URL adds GET /insert: the same route plus one single-row INSERT (its
+  // own autocommitted transaction) — the floor the dialogue bench's turns are compared with.
+  const insertUrl = process.env.BARE_INSERT_DATABASE_URL;
+  let pool = null;
+  if (insertUrl) {
+    const { Pool } = require('pg');
+    pool = new Pool({ connectionString: insertUrl, max: 20 });
+    await pool.query(
+      'CREATE TABLE IF NOT EXISTS bench_insert (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), payload text NOT NULL)',
+    );
+    PingController.prototype.insert = async function insert() {
+      await pool.query('INSERT INTO bench_insert (payload) VALUES ($1)', ['ping']);
+      return { ok: true };
+    };
+    Get('insert')(
+      PingController.prototype,
+      'insert',
+      Object.getOwnPropertyDescriptor(PingController.prototype, 'insert'),
+    );
+  }
   Controller()(PingController);
   class PingModule {}
   Module({ controllers: [PingController] })(PingModule);
   const app = await NestFactory.create(PingModule, { logger: false });
+  if (pool) {
+    const close = app.close.bind(app);
+    app.close = async () => {
+      await close();
+      await pool.end();
+    };
+  }
   await app.listen(0, '127.0.0.1');
   return app;
 }
