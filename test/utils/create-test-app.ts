@@ -1,5 +1,6 @@
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createParleyApp } from 'src/bootstrap/create-app';
 import { Domain } from 'src/core';
@@ -17,9 +18,16 @@ export function testConfig(env: Record<string, string> = {}): AppConfig {
     LOG_LEVEL: 'silent',
     DATABASE_URL: process.env.DATABASE_URL,
     DATABASE_POOL_SIZE: '10',
+    // Not the default `models/`: after `npm start` (the quick start's first command) the checkout
+    // holds a trained moodbot there, and a test server must start without a model unless the
+    // test gives it one.
+    PARLEY_MODEL: NO_MODEL_DIR,
     ...env,
   });
 }
+
+/** A model path that holds no model. */
+const NO_MODEL_DIR = join(tmpdir(), 'parley-tests-no-model');
 
 export function testDomain(): Domain {
   return Domain.fromYaml(readFileSync(join(FIXTURES, 'domain.yml'), 'utf8'), 'domain.yml');
