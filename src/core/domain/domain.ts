@@ -202,8 +202,12 @@ export class Domain {
 
   /** Custom actions, then response names not listed as actions (sorted): Rasa's `user_actions`. */
   get userActions(): string[] {
-    return combineWithResponses(this.parts.customActions, this.parts.responses);
+    // The domain is immutable: computed once (callers must not change the list).
+    this.userActionsCache ??= combineWithResponses(this.parts.customActions, this.parts.responses);
+    return this.userActionsCache;
   }
+
+  private userActionsCache: string[] | null = null;
 
   private actionNamesCache: string[] | null = null;
 

@@ -126,7 +126,11 @@ export class PolicyEnsemble {
     let bestConfidence = -1;
     for (const p of competitors) {
       let conf = 0;
-      for (const x of p.probabilities) if (x > conf) conf = x;
+      const probabilities = p.probabilities;
+      for (let i = 0; i < probabilities.length; i++) {
+        const x = probabilities[i] as number;
+        if (x > conf) conf = x;
+      }
       if (
         best === null ||
         conf > bestConfidence ||
@@ -137,10 +141,12 @@ export class PolicyEnsemble {
       }
     }
     const winner = best ?? emptyPrediction(actionNames.length, 'none', 0);
-    const events: DialogueEvent[] = [
-      ...predictions.flatMap((p) => p.events),
-      ...winner.optionalEvents,
-    ];
+    const events: DialogueEvent[] = [];
+    for (const p of predictions)
+      for (let i = 0; i < p.events.length; i++) events.push(p.events[i] as DialogueEvent);
+    for (let i = 0; i < winner.optionalEvents.length; i++) {
+      events.push(winner.optionalEvents[i] as DialogueEvent);
+    }
     let index = 0;
     for (let i = 1; i < winner.probabilities.length; i++) {
       if ((winner.probabilities[i] as number) > (winner.probabilities[index] as number)) index = i;

@@ -459,18 +459,44 @@ function applicable(
   return true;
 }
 
-function matches(rule: DialogueState, state: DialogueState): boolean {
-  for (const [part, sub] of Object.entries(rule) as [string, Record<string, unknown>][]) {
-    const current = ((state as Record<string, unknown>)[part] ?? {}) as Record<string, unknown>;
-    for (const [key, value] of Object.entries(sub)) {
-      const actual = current[key];
-      if (value === SHOULD_NOT_BE_SET) {
-        if (actual !== undefined && actual !== null && actual !== SHOULD_NOT_BE_SET) return false;
-        continue;
+/** One condition of a rule state: `state[part][key]` must equal `value` (or be unset). */
+interface Condition {
+  readonly part: string;
+  readonly key: string;
+  readonly value: unknown;
+}
+
+/** Rule states as flat condition lists, made once per rule state (they never change). */
+const compiledStates = new WeakMap<DialogueState, readonly Condition[]>();
+
+function conditionsOf(rule: DialogueState): readonly Condition[] {
+  let conditions = compiledStates.get(rule);
+  if (conditions === undefined) {
+    const list: Condition[] = [];
+    for (const [part, sub] of Object.entries(rule) as [string, Record<string, unknown>][]) {
+      for (const [key, value] of Object.entries(sub)) {
+        // Empty values match anything: they are not conditions.
+        if (value === undefined || value === null || value === '') continue;
+        list.push({ part, key, value });
       }
-      if (value === undefined || value === null || value === '') continue;
-      if (!sameValue(actual, value)) return false;
     }
+    conditions = list;
+    compiledStates.set(rule, conditions);
+  }
+  return conditions;
+}
+
+function matches(rule: DialogueState, state: DialogueState): boolean {
+  const conditions = conditionsOf(rule);
+  for (let i = 0; i < conditions.length; i++) {
+    const { part, key, value } = conditions[i] as Condition;
+    const current = (state as Record<string, Record<string, unknown> | undefined>)[part];
+    const actual = current === undefined ? undefined : current[key];
+    if (value === SHOULD_NOT_BE_SET) {
+      if (actual !== undefined && actual !== null && actual !== SHOULD_NOT_BE_SET) return false;
+      continue;
+    }
+    if (!sameValue(actual, value)) return false;
   }
   return true;
 }

@@ -18,8 +18,13 @@ export interface PendingAppend {
  */
 export const BATCHED_APPEND = `
   WITH v AS (
-    SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::int[], $15::text[])
-      WITH ORDINALITY AS v(id, gen, seq, n, first_ts, last_ts, ss, aid, k)
+    SELECT x.id, x.gen::uuid, x.seq::int, x.n::int, x.first_ts::float8, x.last_ts::float8,
+      x.ss::int, x.aid, x.k
+    FROM ROWS FROM (json_array_elements_text($1::json), json_array_elements_text($2::json),
+      json_array_elements_text($3::json), json_array_elements_text($4::json),
+      json_array_elements_text($5::json), json_array_elements_text($6::json),
+      json_array_elements_text($7::json), json_array_elements_text($15::json))
+      WITH ORDINALITY AS x(id, gen, seq, n, first_ts, last_ts, ss, aid, k)
   ), created AS (
     INSERT INTO conversation AS c (id, started_at, latest_event_time, last_seq, session_start_seq, assistant_id)
     SELECT v.id, v.first_ts, v.last_ts, v.n, CASE WHEN v.ss >= 0 THEN v.ss + 1 END, v.aid
@@ -88,17 +93,17 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
     actions.push(...p.rows.actions);
     data.push(...p.rows.data);
   });
+  // Every column goes as a JSON array text rather than an array literal: pg would quote and
+  // escape every element of a literal again (two regular expressions per string), while
+  // JSON.stringify is native and the events' JSON is sent as it is.
   return [
-    ids,
-    gens,
-    seqs,
-    counts,
-    firsts,
-    lasts,
-    sessionStarts,
-    // The per-event columns go as JSON array texts rather than array literals: pg would quote
-    // and escape every element of a literal again (two regular expressions per string), while
-    // JSON.stringify is native and the events' JSON is sent as it is.
+    JSON.stringify(ids),
+    JSON.stringify(gens),
+    JSON.stringify(seqs),
+    JSON.stringify(counts),
+    JSON.stringify(firsts),
+    JSON.stringify(lasts),
+    JSON.stringify(sessionStarts),
     JSON.stringify(k),
     JSON.stringify(ord),
     JSON.stringify(types),
@@ -106,7 +111,7 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
     JSON.stringify(intents),
     JSON.stringify(actions),
     `[${data.join(',')}]`,
-    assistants,
+    JSON.stringify(assistants),
   ];
 }
 
