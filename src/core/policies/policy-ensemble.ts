@@ -142,8 +142,9 @@ export class PolicyEnsemble {
     }
     const winner = best ?? emptyPrediction(actionNames.length, 'none', 0);
     const events: DialogueEvent[] = [];
-    for (const p of predictions)
+    for (const p of predictions) {
       for (let i = 0; i < p.events.length; i++) events.push(p.events[i] as DialogueEvent);
+    }
     for (let i = 0; i < winner.optionalEvents.length; i++) {
       events.push(winner.optionalEvents[i] as DialogueEvent);
     }
