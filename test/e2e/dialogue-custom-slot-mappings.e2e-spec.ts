@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { withEndpointsFile } from 'test/utils/action-server';
 import {
   botFiles,
   sayRestTexts,
@@ -19,23 +18,18 @@ const BOT = botFiles(join(FIXTURES, 'custom-slots'));
  */
 describe('custom slot mappings end to end', () => {
   let t: TrainedBotApp;
-  let dir: string;
-  let actions: Awaited<ReturnType<typeof startSlotMappingActionServer>>;
+  let actions: Awaited<ReturnType<typeof withEndpointsFile>>;
 
   beforeAll(async () => {
-    actions = await startSlotMappingActionServer();
-    dir = mkdtempSync(join(tmpdir(), 'parley-custom-slots-endpoints-'));
-    const endpoints = join(dir, 'endpoints.yml');
-    writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}"\n`);
+    actions = await withEndpointsFile(startSlotMappingActionServer());
     t = await startAppWithTrainedBot(BOT, 'parley-custom-slots-', {
-      env: { PARLEY_ENDPOINTS: endpoints },
+      env: { PARLEY_ENDPOINTS: actions.endpoints },
     });
   }, 180_000);
 
   afterAll(async () => {
     await t?.close();
     await actions?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const say = (sender: string, message: string): Promise<unknown[]> =>

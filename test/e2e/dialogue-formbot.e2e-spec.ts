@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { withEndpointsFile } from 'test/utils/action-server';
 import {
   botFiles,
   FORMBOT_DIR,
@@ -24,7 +25,7 @@ const FORMBOT = botFiles(FORMBOT_DIR, join(FIXTURES, 'formbot', 'config.yml'));
 describe('formbot dialogue end to end', () => {
   let dir: string;
   let t: TestApp;
-  let actions: Awaited<ReturnType<typeof startFormbotActionServer>>;
+  let actions: Awaited<ReturnType<typeof withEndpointsFile>>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-form-'));
@@ -32,11 +33,9 @@ describe('formbot dialogue end to end', () => {
       { ...FORMBOT, data: [...FORMBOT.data, join(FIXTURES, 'formbot', 'data')] },
       join(dir, 'models'),
     );
-    actions = await startFormbotActionServer();
-    const endpoints = join(dir, 'endpoints.yml');
-    writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}"\n`);
+    actions = await withEndpointsFile(startFormbotActionServer());
     t = await startTestApp({
-      env: { PARLEY_ENDPOINTS: endpoints, PARLEY_MODEL: join(dir, 'models') },
+      env: { PARLEY_ENDPOINTS: actions.endpoints, PARLEY_MODEL: join(dir, 'models') },
     });
     await request(t.url)
       .put('/model')

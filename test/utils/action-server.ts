@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** What a test action server received (rasa-sdk's request body). */
 export interface ActionCall {
@@ -74,5 +77,23 @@ export async function startActionServer(
     url: `http://127.0.0.1:${port}/webhook`,
     calls,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** An action server plus an `endpoints.yml` naming it, in a temp folder that close() removes. */
+export async function withEndpointsFile(
+  server: Promise<TestActionServer>,
+): Promise<TestActionServer & { readonly endpoints: string }> {
+  const actions = await server;
+  const dir = mkdtempSync(join(tmpdir(), 'parley-endpoints-'));
+  const endpoints = join(dir, 'endpoints.yml');
+  writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}"\n`);
+  return {
+    ...actions,
+    endpoints,
+    close: async () => {
+      await actions.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
