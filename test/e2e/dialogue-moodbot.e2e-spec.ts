@@ -163,6 +163,39 @@ describe('moodbot dialogue end to end', () => {
     ]);
   });
 
+  it('hides the turns of a rule no story contains from the ML policies (hide_rule_turn)', async () => {
+    // The bot challenge rule is in no story: its turn is marked and left out of what
+    // memoization sees, so the sad path story still matches after it.
+    const sender = uniqueId('mood');
+    await say(sender, '/greet');
+    expect(await say(sender, '/bot_challenge')).toEqual([
+      { recipient_id: sender, text: 'I am a bot, powered by Rasa.' },
+    ]);
+    const texts = (await say(sender, '/mood_unhappy')).map((m) => m.text ?? m.image);
+    expect(texts).toEqual([
+      'Here is something to cheer you up:',
+      'https://i.imgur.com/iPa8HCj.jpeg',
+      'Did that help you?',
+    ]);
+    const tracker = await request(t.url)
+      .get(`/conversations/${sender}/tracker?include_events=ALL`)
+      .expect(200);
+    const actions = (tracker.body.events as Record<string, unknown>[])
+      .filter((e) => e.event === 'action')
+      .map((e) => [e.name, e.policy, e.hide_rule_turn]);
+    expect(actions).toEqual([
+      ['action_session_start', null, false],
+      ['action_listen', null, false],
+      ['utter_greet', 'policy_0_MemoizationPolicy', false],
+      ['action_listen', 'policy_0_MemoizationPolicy', false],
+      ['utter_iamabot', 'policy_1_RulePolicy', true],
+      ['action_listen', 'policy_1_RulePolicy', true],
+      ['utter_cheer_up', 'policy_0_MemoizationPolicy', false],
+      ['utter_did_that_help', 'policy_0_MemoizationPolicy', false],
+      ['action_listen', 'policy_0_MemoizationPolicy', false],
+    ]);
+  });
+
   it('rejects a webhook body without sender or message', async () => {
     const a = await request(t.url)
       .post('/webhooks/rest/webhook')

@@ -141,14 +141,160 @@ export function stateCount(applied: readonly DialogueEvent[]): number {
 }
 
 /**
+ * What the RulePolicy learned only from rules (Rasa's `rule_only_data`): slots and active loops
+ * that appear in rule states but in no story state. The ML policies (memoization, TED) never
+ * see them, nor the turns of rules that no story contains (`hide_rule_turn`).
+ */
+export interface RuleOnlyData {
+  readonly slots: readonly string[];
+  readonly loops: readonly string[];
+}
+
+export const NO_RULE_ONLY_DATA: RuleOnlyData = Object.freeze({ slots: [], loops: [] });
+
+/**
+ * Rasa's `states_for_tracker_history(ignore_rule_only_turns=True, rule_only_data)`, one prior
+ * tracker at a time: a prior tracker before an action whose turn is hidden (the action carries
+ * `hide_rule_turn`, and a followup action or the active loop's own happy path keep the previous
+ * turn's verdict) gives no state; a visible state loses the rule-only slots and loop, keeps the
+ * previous visible state's user input unless it follows `action_listen`, and takes the
+ * previous action of the last visible turn. States that need no change are shared, not copied.
+ */
+class MlStates {
+  readonly states: DialogueState[] = [];
+  private lastAction: DialogueState['prev_action'] = undefined;
+  private hidden = false;
+
+  constructor(readonly ruleOnly: RuleOnlyData) {}
+
+  /** Adds the state of a prior tracker whose next action has `hide` as `hide_rule_turn`. */
+  push(tracker: DialogueStateTracker, state: DialogueState, hide: boolean): void {
+    const next = this.step(tracker, state, hide);
+    this.lastAction = next.lastAction;
+    this.hidden = next.hidden;
+    if (next.state !== null) this.states.push(next.state);
+  }
+
+  /** The state of the current tracker (not kept: more events may follow). */
+  current(tracker: DialogueStateTracker, state: DialogueState): DialogueState | null {
+    return this.step(tracker, state, false).state;
+  }
+
+  private step(
+    tracker: DialogueStateTracker,
+    state: DialogueState,
+    hide: boolean,
+  ): { lastAction: DialogueState['prev_action']; hidden: boolean; state: DialogueState | null } {
+    let lastAction = this.lastAction;
+    let hidden = this.hidden;
+    if (!hidden) lastAction = state.prev_action;
+    if (tracker.followupAction === null && tracker.latestActionName !== tracker.activeLoopName) {
+      hidden = hide;
+    }
+    if (hidden) return { lastAction, hidden, state: null };
+    return { lastAction, hidden, state: this.visible(state, lastAction) };
+  }
+
+  private visible(state: DialogueState, lastAction: DialogueState['prev_action']): DialogueState {
+    const stripped = withoutRuleOnly(state, this.ruleOnly);
+    let user = stripped.user;
+    const previous = this.states[this.states.length - 1];
+    if (previous !== undefined && !isPrevActionListen(state)) {
+      if (previous.user === undefined) user = undefined;
+      else if (!sameUser(previous.user, user)) user = previous.user;
+    }
+    const prevAction =
+      lastAction !== undefined && !samePrevAction(lastAction, state.prev_action)
+        ? lastAction
+        : state.prev_action;
+    if (user === stripped.user && prevAction === stripped.prev_action) return stripped;
+    return canonicalState(user, prevAction, stripped.slots, stripped.active_loop);
+  }
+}
+
+/** A state without the rule-only slots and loop (the same object when it has none). */
+export function withoutRuleOnly(state: DialogueState, ruleOnly: RuleOnlyData): DialogueState {
+  const { slots: ruleSlots, loops: ruleLoops } = ruleOnly;
+  const all = state.slots;
+  let slots = all;
+  if (all !== undefined && ruleSlots.some((s) => s in all)) {
+    const kept: Record<string, number[] | string> = {};
+    for (const [name, value] of Object.entries(all)) {
+      if (!ruleSlots.includes(name)) kept[name] = value;
+    }
+    slots = Object.keys(kept).length > 0 ? kept : undefined;
+  }
+  const loop =
+    state.active_loop !== undefined && ruleLoops.includes(state.active_loop.name)
+      ? undefined
+      : state.active_loop;
+  if (slots === state.slots && loop === state.active_loop) return state;
+  return canonicalState(state.user, state.prev_action, slots, loop);
+}
+
+/** A state with its parts in `activeState`'s order, so state keys stay canonical. */
+function canonicalState(
+  user: DialogueState['user'],
+  prevAction: DialogueState['prev_action'],
+  slots: DialogueState['slots'],
+  loop: DialogueState['active_loop'],
+): DialogueState {
+  const out: DialogueState = {};
+  if (user !== undefined) out.user = user;
+  if (prevAction !== undefined) out.prev_action = prevAction;
+  if (slots !== undefined) out.slots = slots;
+  if (loop !== undefined) out.active_loop = loop;
+  return out;
+}
+
+function sameUser(a: UserSubState, b: UserSubState | undefined): boolean {
+  if (b === undefined) return false;
+  if (a === b) return true;
+  if (a.intent !== b.intent || a.text !== b.text) return false;
+  const x = a.entities ?? [];
+  const y = b.entities ?? [];
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+function samePrevAction(
+  a: NonNullable<DialogueState['prev_action']>,
+  b: DialogueState['prev_action'],
+): boolean {
+  return b !== undefined && a.action_name === b.action_name && a.action_text === b.action_text;
+}
+
+/**
+ * The states the ML policies see for a list of applied events (see `MlStates`): the same as
+ * `statesForEvents` when nothing is hidden and no rule-only data applies.
+ */
+export function mlStatesForEvents(
+  senderId: string,
+  applied: readonly DialogueEvent[],
+  domain: Domain,
+  ruleOnly: RuleOnlyData,
+): DialogueState[] {
+  const replay = new DialogueStateTracker(senderId, domain.slots);
+  const ml = new MlStates(ruleOnly);
+  for (const e of applied) {
+    if (e.type === 'action') ml.push(replay, activeState(replay, domain), e.hideRuleTurn);
+    replay.update(e);
+  }
+  const current = ml.current(replay, activeState(replay, domain));
+  return current === null ? ml.states : [...ml.states, current];
+}
+
+/**
  * A live tracker's state history, built incrementally: the replay of its applied events so far
- * and the state before each action. Kept per tracker (weakly) so each prediction replays only
- * the events added since the last one, not the whole conversation.
+ * and the state before each action (plus, once asked for, the ML policies' view of them). Kept
+ * per tracker (weakly) so each prediction replays only the events added since the last one,
+ * not the whole conversation.
  */
 interface StateHistory {
   readonly domain: Domain;
   readonly replay: DialogueStateTracker;
   readonly beforeActions: DialogueState[];
+  /** The ML view, for the rule-only data last asked for (rebuilt when that changes). */
+  ml: MlStates | undefined;
   consumed: number;
   first: DialogueEvent | undefined;
   last: DialogueEvent | undefined;
@@ -156,31 +302,45 @@ interface StateHistory {
 
 const histories = new WeakMap<DialogueStateTracker, StateHistory>();
 
-function stateHistory(tracker: DialogueStateTracker, domain: Domain): StateHistory {
+function stateHistory(
+  tracker: DialogueStateTracker,
+  domain: Domain,
+  ruleOnly: RuleOnlyData | undefined = undefined,
+): StateHistory {
   const applied = tracker.appliedEvents();
   let h = histories.get(tracker);
   // The applied events only ever grow at the end, except after restarts, rewinds, undos and
   // loop re-runs; then the events at the replayed positions are no longer the same objects
-  // (an event object sits at one position only), and the history starts again.
+  // (an event object sits at one position only), and the history starts again. So it does
+  // when the ML view is first asked for after events were consumed without it, or with other
+  // rule-only data.
   if (
     h === undefined ||
     h.domain !== domain ||
     h.consumed > applied.length ||
-    (h.consumed > 0 && (applied[0] !== h.first || applied[h.consumed - 1] !== h.last))
+    (h.consumed > 0 && (applied[0] !== h.first || applied[h.consumed - 1] !== h.last)) ||
+    (ruleOnly !== undefined && (h.ml === undefined ? h.consumed > 0 : h.ml.ruleOnly !== ruleOnly))
   ) {
     h = {
       domain,
       replay: new DialogueStateTracker(tracker.senderId, domain.slots),
       beforeActions: [],
+      ml: ruleOnly === undefined ? undefined : new MlStates(ruleOnly),
       consumed: 0,
       first: undefined,
       last: undefined,
     };
     histories.set(tracker, h);
+  } else if (ruleOnly !== undefined && h.ml === undefined) {
+    h.ml = new MlStates(ruleOnly);
   }
   for (let i = h.consumed; i < applied.length; i++) {
     const e = applied[i] as DialogueEvent;
-    if (e.type === 'action') h.beforeActions.push(activeState(h.replay, domain));
+    if (e.type === 'action') {
+      const state = activeState(h.replay, domain);
+      h.beforeActions.push(state);
+      h.ml?.push(h.replay, state, e.hideRuleTurn);
+    }
     h.replay.update(e);
   }
   h.consumed = applied.length;
@@ -209,6 +369,41 @@ export function trackerStates(
 /** How many states a live tracker's history has (see `stateCount`). */
 export function trackerStateCount(tracker: DialogueStateTracker, domain: Domain): number {
   return stateHistory(tracker, domain).beforeActions.length + 1;
+}
+
+/** A live tracker's states as the ML policies see them, and how many there are in all. */
+export interface MlTrackerStates {
+  /** The last `window` ML states (all when null); shared with later calls, never to be changed. */
+  readonly states: DialogueState[];
+  readonly count: number;
+}
+
+/**
+ * Both views of a live tracker at once (the policies' input): its full state history (last
+ * `window` states) and the ML view (`mlStatesForEvents`), both kept incrementally.
+ */
+export function trackerStateViews(
+  tracker: DialogueStateTracker,
+  domain: Domain,
+  ruleOnly: RuleOnlyData,
+  window: number | null,
+): { states: DialogueState[]; count: number; ml: MlTrackerStates } {
+  const h = stateHistory(tracker, domain, ruleOnly);
+  const ml = h.ml as MlStates;
+  const current = activeState(h.replay, domain);
+  const from = window === null ? 0 : Math.max(0, h.beforeActions.length + 1 - window);
+  const states = h.beforeActions.slice(from);
+  states.push(current);
+  const mlCurrent = ml.current(h.replay, current);
+  const mlCount = ml.states.length + (mlCurrent === null ? 0 : 1);
+  const mlFrom = window === null ? 0 : Math.max(0, mlCount - window);
+  const mlStates = ml.states.slice(mlFrom);
+  if (mlCurrent !== null) mlStates.push(mlCurrent);
+  return {
+    states,
+    count: h.beforeActions.length + 1,
+    ml: { states: mlStates, count: mlCount },
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { stateKey, statesForEvents } from 'src/core/dialogue/dialogue-state';
+import { mlStatesForEvents, stateKey } from 'src/core/dialogue/dialogue-state';
 import { type JsonObject } from 'src/core/events/event-base';
 import {
   emptyPrediction,
@@ -60,8 +60,8 @@ export class MemoizationPolicy implements Policy {
   }
 
   protected recall(input: PredictionInput): string | null {
-    if (this.maxHistory === null && input.stateCount > this.longestKey) return null;
-    return this.lookup.get(stateKey(lastStates(input.states, this.maxHistory))) ?? null;
+    if (this.maxHistory === null && input.mlStateCount > this.longestKey) return null;
+    return this.lookup.get(stateKey(lastStates(input.mlStates, this.maxHistory))) ?? null;
   }
 
   protected result(input: PredictionInput, name: string, action: string | null): PolicyPrediction {
@@ -118,14 +118,19 @@ export class AugmentedMemoizationPolicy extends MemoizationPolicy {
     const limit = this.maxHistory ?? this.longestKey;
     const starts = events.map((e, i) => (e.type === 'action' ? i : -1)).filter((i) => i >= 0);
     if (starts.length > limit) events = events.slice(starts[starts.length - limit]);
-    let previousKey = stateKey(lastStates(input.states, this.maxHistory));
+    let previousKey = stateKey(lastStates(input.mlStates, this.maxHistory));
     for (let again = false; ; again = true) {
       const actions = events.map((e, i) => (e.type === 'action' ? i : -1)).filter((i) => i >= 0);
       const idx = again ? actions[1] : actions[0];
       if (idx === undefined) return null;
       events = events.slice(idx);
       if (events.length === 0) return null;
-      const states = statesForEvents(input.tracker.senderId, events, input.domain);
+      const states = mlStatesForEvents(
+        input.tracker.senderId,
+        events,
+        input.domain,
+        input.ruleOnly,
+      );
       const key = stateKey(lastStates(states, this.maxHistory));
       if (key !== previousKey) {
         const hit = this.lookup.get(key);

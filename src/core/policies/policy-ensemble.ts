@@ -1,4 +1,8 @@
-import { trackerStateCount, trackerStates } from 'src/core/dialogue/dialogue-state';
+import {
+  NO_RULE_ONLY_DATA,
+  trackerStateViews,
+  type RuleOnlyData,
+} from 'src/core/dialogue/dialogue-state';
 import { type TrainingTracker } from 'src/core/dialogue/story-graph';
 import { type Domain } from 'src/core/domain/domain';
 import { DialogueError } from 'src/core/errors/dialogue-error';
@@ -8,8 +12,13 @@ import {
   AugmentedMemoizationPolicy,
   MemoizationPolicy,
 } from 'src/core/policies/memoization-policy';
-import { emptyPrediction, type Policy, type PolicyPrediction } from 'src/core/policies/policy';
-import { RulePolicy } from 'src/core/policies/rule-policy';
+import {
+  emptyPrediction,
+  type Policy,
+  type PolicyPrediction,
+  type PolicyTrainingData,
+} from 'src/core/policies/policy';
+import { findRuleOnlyData, RulePolicy } from 'src/core/policies/rule-policy';
 import { TedPolicy } from 'src/core/policies/ted-policy';
 import { UnexpecTedIntentPolicy } from 'src/core/policies/unexpected-intent-policy';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
@@ -24,7 +33,7 @@ export const DEFAULT_POLICIES: readonly ComponentConfig[] = [
 ];
 
 type Trainer = {
-  train(data: { trackers: readonly TrainingTracker[]; domain: Domain }, params: JsonObject): Policy;
+  train(data: PolicyTrainingData, params: JsonObject): Policy;
   fromJSON(json: JsonObject): Policy;
 };
 
@@ -50,10 +59,14 @@ export interface EnsemblePrediction extends PolicyPrediction {
 export class PolicyEnsemble {
   /** States the policies look at (null: the whole history). */
   private readonly window: number | null;
+  /** Rasa's `RuleOnlyDataProvider`: the RulePolicy's rule-only slots and loops. */
+  readonly ruleOnly: RuleOnlyData;
 
   private constructor(readonly policies: readonly Policy[]) {
     const needs = policies.map((p) => p.historyNeeded());
     this.window = needs.includes(null) ? null : Math.max(1, ...(needs as number[])) + 1;
+    const rules = policies.find((p): p is RulePolicy => p instanceof RulePolicy);
+    this.ruleOnly = rules?.ruleOnlyData ?? NO_RULE_ONLY_DATA;
   }
 
   /** Trains every configured policy (throws `DIALOGUE.INVALID_RULE` / `CONFIG.INVALID`). */
@@ -63,6 +76,16 @@ export class PolicyEnsemble {
     domain: Domain,
   ): PolicyEnsemble {
     const list = configs && configs.length > 0 ? configs : DEFAULT_POLICIES;
+    // The RulePolicy's rule-only slots and loops, for the ML policies' training data too.
+    const rules = list.find((c) => c.name === 'RulePolicy');
+    const ruleOnly =
+      rules !== undefined && rules.check_for_contradictions !== false
+        ? findRuleOnlyData(
+            trackers.filter((t) => t.isRule && !t.isAugmented),
+            trackers.filter((t) => !t.isRule && !t.isAugmented),
+            domain,
+          )
+        : NO_RULE_ONLY_DATA;
     const policies = list.map((c) => {
       const trainer = POLICIES[c.name];
       if (!trainer) {
@@ -72,7 +95,7 @@ export class PolicyEnsemble {
         );
       }
       const { name: _name, ...params } = c;
-      return trainer.train({ trackers, domain }, params);
+      return trainer.train({ trackers, domain, ruleOnly }, params);
     });
     return new PolicyEnsemble(policies);
   }
@@ -104,9 +127,17 @@ export class PolicyEnsemble {
 
   predict(tracker: DialogueStateTracker, domain: Domain): EnsemblePrediction {
     const actionNames = domain.actionNamesOrTexts;
-    const states = trackerStates(tracker, domain, this.window);
-    const stateCount = trackerStateCount(tracker, domain);
-    const input = { tracker, domain, states, stateCount, actionNames };
+    const views = trackerStateViews(tracker, domain, this.ruleOnly, this.window);
+    const input = {
+      tracker,
+      domain,
+      states: views.states,
+      stateCount: views.count,
+      mlStates: views.ml.states,
+      mlStateCount: views.ml.count,
+      ruleOnly: this.ruleOnly,
+      actionNames,
+    };
     let predictions = this.policies.map((p, i) => p.predict(input, this.policyName(i)));
     const rejected = lastRejectedAction(tracker.events);
     if (rejected !== null) {

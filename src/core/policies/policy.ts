@@ -1,4 +1,4 @@
-import { type DialogueState } from 'src/core/dialogue/dialogue-state';
+import { type DialogueState, type RuleOnlyData } from 'src/core/dialogue/dialogue-state';
 import { type TrainingTracker } from 'src/core/dialogue/story-graph';
 import { type Domain } from 'src/core/domain/domain';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
@@ -33,6 +33,16 @@ export interface PredictionInput {
   readonly states: readonly DialogueState[];
   /** How many states the whole history has (`states` may hold only the last ones). */
   readonly stateCount: number;
+  /**
+   * The same window of the history as the ML policies (memoization, TED) see it: without the
+   * turns of rules that no story contains and without rule-only slots and loops (Rasa's
+   * `ignore_rule_only_turns` with `rule_only_data`; see `MlStates`).
+   */
+  readonly mlStates: readonly DialogueState[];
+  /** How many states the whole ML history has. */
+  readonly mlStateCount: number;
+  /** What the RulePolicy learned only from rules (empty without a RulePolicy). */
+  readonly ruleOnly: RuleOnlyData;
   readonly actionNames: readonly string[];
 }
 
@@ -51,6 +61,8 @@ export interface Policy {
 export interface PolicyTrainingData {
   readonly trackers: readonly TrainingTracker[];
   readonly domain: Domain;
+  /** The rule-only slots and loops the ensemble's RulePolicy finds (none when absent). */
+  readonly ruleOnly?: RuleOnlyData;
 }
 
 /** Rasa's policy priorities. */

@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Domain } from 'src/core/domain/domain';
 import { DialogueError } from 'src/core/errors/dialogue-error';
+import { actionExecuted } from 'src/core/events/action-executed';
+import { activeLoop } from 'src/core/events/active-loop';
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { slotSet } from 'src/core/events/slot-set';
+import { userUttered } from 'src/core/events/user-uttered';
+import { PolicyEnsemble } from 'src/core/policies/policy-ensemble';
 import { readStoryFiles, trainDialogue } from 'src/core/processor/train-dialogue';
+import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import { readStoriesYaml } from 'src/core/training-data/stories-yaml-reader';
 
 const BOTS = join(__dirname, '..', '..', '..', '..', 'shared', 'bots');
@@ -198,5 +205,129 @@ describe('stories reader', () => {
       waitForUserInput: false,
       conditions: [{ kind: 'active_loop', name: 'should_not_be_set' }],
     });
+  });
+});
+
+describe('RulePolicy rule-only data and hidden rule turns', () => {
+  const domain = Domain.fromObject({
+    intents: ['greet', 'bot_challenge', 'mood_unhappy', 'order'],
+    slots: {
+      vip: { type: 'bool', mappings: [] },
+      mood: { type: 'text', mappings: [] },
+      item: { type: 'text', mappings: [] },
+    },
+    forms: { order_form: { required_slots: ['item'] } },
+    responses: {
+      utter_greet: [{ text: 'hi' }],
+      utter_iamabot: [{ text: 'bot' }],
+      utter_cheer_up: [{ text: 'cheer' }],
+      utter_vip: [{ text: 'vip' }],
+    },
+  });
+  const text = [
+    'stories:',
+    '- story: sad',
+    '  steps:',
+    '  - intent: greet',
+    '  - action: utter_greet',
+    '  - slot_was_set:',
+    '    - mood: low',
+    '  - intent: mood_unhappy',
+    '  - action: utter_cheer_up',
+    'rules:',
+    '- rule: greet also by rule',
+    '  steps:',
+    '  - intent: greet',
+    '  - action: utter_greet',
+    '- rule: challenge',
+    '  steps:',
+    '  - intent: bot_challenge',
+    '  - action: utter_iamabot',
+    '- rule: vip',
+    '  steps:',
+    '  - slot_was_set:',
+    '    - vip: true',
+    '  - intent: bot_challenge',
+    '  - action: utter_vip',
+    '- rule: order',
+    '  steps:',
+    '  - intent: order',
+    '  - action: order_form',
+    '  - active_loop: order_form',
+    '',
+  ].join('\n');
+
+  function train(): PolicyEnsemble {
+    const { blocks } = readStoryFiles([{ text, file: 'data.yml' }]);
+    return trainDialogue(blocks, domain, [{ name: 'MemoizationPolicy' }, { name: 'RulePolicy' }])
+      .ensemble;
+  }
+
+  function predictAfter(ensemble: PolicyEnsemble, events: DialogueEvent[]) {
+    const tracker = new DialogueStateTracker('t', domain.slots);
+    for (const e of events) tracker.update(e);
+    return ensemble.predict(tracker, domain);
+  }
+
+  const listen = () => actionExecuted({ name: 'action_listen', timestamp: 1 });
+  const user = (intent: string) =>
+    userUttered({ text: intent, intent: { name: intent }, timestamp: 1 });
+
+  it('learns the slots and loops that only rules mention', () => {
+    expect(train().ruleOnly).toEqual({ slots: ['vip'], loops: ['order_form'] });
+  });
+
+  it('marks predictions of rules that no story contains, and of default intents and loops', () => {
+    const ensemble = train();
+    const challenged = predictAfter(ensemble, [listen(), user('bot_challenge')]);
+    expect([challenged.actionName, challenged.hideRuleTurn]).toEqual(['utter_iamabot', true]);
+    // The greet rule predicts what the story does: its turn stays visible.
+    const greeted = predictAfter(ensemble, [listen(), user('greet')]);
+    expect(greeted.actionName).toBe('utter_greet');
+    expect(greeted.hideRuleTurn).toBe(false);
+    const restart = predictAfter(ensemble, [listen(), user('restart')]);
+    expect([restart.actionName, restart.hideRuleTurn]).toEqual(['action_restart', true]);
+    const ordered = predictAfter(ensemble, [listen(), user('order')]);
+    expect([ordered.actionName, ordered.hideRuleTurn]).toEqual(['order_form', true]);
+    const inLoop = predictAfter(ensemble, [
+      listen(),
+      user('order'),
+      actionExecuted({ name: 'order_form', timestamp: 1 }),
+      activeLoop({ name: 'order_form', timestamp: 1 }),
+    ]);
+    expect([inLoop.actionName, inLoop.hideRuleTurn]).toEqual(['action_listen', true]);
+  });
+
+  it('keeps what it learned through the model JSON', () => {
+    const ensemble = train();
+    const loaded = PolicyEnsemble.fromJSON(JSON.parse(JSON.stringify(ensemble.toJSON())));
+    expect(loaded.ruleOnly).toEqual({ slots: ['vip'], loops: ['order_form'] });
+    const challenged = predictAfter(loaded, [listen(), user('bot_challenge')]);
+    expect(challenged.hideRuleTurn).toBe(true);
+  });
+
+  it('lets memoization match a story across a hidden rule turn', () => {
+    const ensemble = train();
+    const hidden = [
+      listen(),
+      user('greet'),
+      actionExecuted({ name: 'utter_greet', timestamp: 1 }),
+      slotSet({ name: 'mood', value: 'low', timestamp: 1 }),
+      listen(),
+      user('bot_challenge'),
+      actionExecuted({ name: 'utter_iamabot', timestamp: 1, hideRuleTurn: true }),
+      actionExecuted({ name: 'action_listen', timestamp: 1, hideRuleTurn: true }),
+      user('mood_unhappy'),
+    ];
+    const prediction = predictAfter(ensemble, hidden);
+    expect([prediction.actionName, prediction.policyName]).toEqual([
+      'utter_cheer_up',
+      'policy_0_MemoizationPolicy',
+    ]);
+    // The same turn, not hidden, is part of the history: memoization knows no such story.
+    const visible = hidden.map((e) =>
+      e.type === 'action' ? actionExecuted({ name: e.name, timestamp: 1 }) : e,
+    );
+    expect(predictAfter(ensemble, visible).policyName).not.toBe('policy_0_MemoizationPolicy');
   });
 });

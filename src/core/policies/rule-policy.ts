@@ -1,10 +1,12 @@
 import {
   isPrevActionListen,
+  NO_RULE_ONLY_DATA,
   slotFeatures,
   stateKey,
   statesForEvents,
   trackerStates,
   type DialogueState,
+  type RuleOnlyData,
 } from 'src/core/dialogue/dialogue-state';
 import { type TrainingTracker } from 'src/core/dialogue/story-graph';
 import { type Domain } from 'src/core/domain/domain';
@@ -64,10 +66,30 @@ interface RuleConfig {
 
 interface InternalPrediction {
   readonly action: string | null;
+  /** The rules that predicted the action, by name (for messages). */
   readonly source: string | null;
+  /**
+   * What predicted the action, as Rasa names its prediction sources: a rule's state key,
+   * `predicting default action with intent <intent>`, or
+   * `handling active loops and forms - <loop>[ - action_listen]`.
+   */
+  readonly origin: string | null;
   readonly events: DialogueEvent[];
   readonly noUser: boolean;
 }
+
+const DEFAULT_RULES = 'predicting default action with intent ';
+const LOOP_RULES = 'handling active loops and forms - ';
+const LOOP_RULES_SEPARATOR = ' - ';
+
+/** What the rules learned beyond their lookup (Rasa's `rule_only_*` and `rules_not_in_stories`). */
+interface RuleAnalysis {
+  readonly ruleOnly: RuleOnlyData;
+  /** Prediction origins that never predict a story's action: their turns are hidden from ML. */
+  readonly notInStories: ReadonlySet<string>;
+}
+
+const NO_ANALYSIS: RuleAnalysis = { ruleOnly: NO_RULE_ONLY_DATA, notInStories: new Set() };
 
 /**
  * Rasa's RulePolicy: exact rules (learned from `rules:`) that match the end of the
@@ -82,7 +104,13 @@ export class RulePolicy implements Policy {
     private readonly rules: Rule[],
     private readonly unhappy: { states: DialogueState[]; value: string }[],
     private readonly config: RuleConfig,
+    private analysis: RuleAnalysis = NO_ANALYSIS,
   ) {}
+
+  /** Slots and loops that only rules mention (empty without `check_for_contradictions`). */
+  get ruleOnlyData(): RuleOnlyData {
+    return this.analysis.ruleOnly;
+  }
 
   get priority(): number {
     return this.config.priority;
@@ -118,11 +146,16 @@ export class RulePolicy implements Policy {
     const unhappy = buildUnhappy(trackers, data.domain);
     const policy = new RulePolicy(rules, unhappy, config);
     if (config.checkForContradictions) {
-      policy.checkContradictions(ruleTrackers, data.domain);
-      policy.checkContradictions(
-        trackers.filter((t) => !t.isRule),
-        data.domain,
-      );
+      const storyTrackers = trackers.filter((t) => !t.isRule);
+      // As Rasa: the origins that fire in rules, plus every default-intent and loop origin,
+      // minus those that predict a story's own action, are hidden from the ML policies.
+      const fired = policy.checkContradictions(ruleTrackers, data.domain);
+      const used = policy.checkContradictions(storyTrackers, data.domain);
+      const all = new Set([...fired, ...defaultOrigins(), ...loopOrigins(data.domain)]);
+      policy.analysis = {
+        ruleOnly: findRuleOnlyData(ruleTrackers, storyTrackers, data.domain),
+        notInStories: new Set([...all].filter((o) => !used.has(o)).sort()),
+      };
     }
     return policy;
   }
@@ -131,10 +164,17 @@ export class RulePolicy implements Policy {
     const rules = (
       json.rules as { states: DialogueState[]; action: string; sources: string[] }[]
     ).map((r) => ({ ...r, key: stateKey(r.states) }));
+    const strings = (v: unknown): string[] =>
+      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    // Models trained before rule-only data was kept have none: nothing is hidden.
     return new RulePolicy(
       rules,
       json.unhappy as { states: DialogueState[]; value: string }[],
       json.config as RuleConfig,
+      {
+        ruleOnly: { slots: strings(json.rule_only_slots), loops: strings(json.rule_only_loops) },
+        notInStories: new Set(strings(json.rules_not_in_stories)),
+      },
     );
   }
 
@@ -145,6 +185,9 @@ export class RulePolicy implements Policy {
       config: this.config,
       rules: this.rules.map((r) => ({ states: r.states, action: r.action, sources: r.sources })),
       unhappy: this.unhappy,
+      rule_only_slots: [...this.analysis.ruleOnly.slots],
+      rule_only_loops: [...this.analysis.ruleOnly.loops],
+      rules_not_in_stories: [...this.analysis.notInStories],
     };
   }
 
@@ -156,6 +199,7 @@ export class RulePolicy implements Policy {
       const prediction = emptyPrediction(size, name, this.priority, {
         events: found.events,
         isNoUserPrediction: found.noUser,
+        hideRuleTurn: found.origin !== null && this.analysis.notInStories.has(found.origin),
         inTrainingData: true,
       });
       if (i >= 0) {
@@ -175,12 +219,23 @@ export class RulePolicy implements Policy {
     tracker: DialogueStateTracker,
     states: readonly DialogueState[],
   ): InternalPrediction {
-    const none: InternalPrediction = { action: null, source: null, events: [], noUser: false };
+    const none: InternalPrediction = {
+      action: null,
+      source: null,
+      origin: null,
+      events: [],
+      noUser: false,
+    };
     // Default intents right after the user spoke.
     if (tracker.latestActionName === ACTION_LISTEN_NAME) {
       const intent = tracker.latestMessage.intent.name;
       if (typeof intent === 'string' && DEFAULT_INTENT_ACTIONS[intent]) {
-        return { ...none, action: DEFAULT_INTENT_ACTIONS[intent], source: `default ${intent}` };
+        return {
+          ...none,
+          action: DEFAULT_INTENT_ACTIONS[intent],
+          source: `default ${intent}`,
+          origin: DEFAULT_RULES + intent,
+        };
       }
     }
     // Happy path of an active loop.
@@ -188,9 +243,21 @@ export class RulePolicy implements Policy {
     const rejected = tracker.activeLoop?.rejected ?? false;
     if (loop !== null && !rejected) {
       if (tracker.latestActionName !== loop) {
-        return { ...none, action: loop, source: `loop ${loop}`, noUser: true };
+        return {
+          ...none,
+          action: loop,
+          source: `loop ${loop}`,
+          origin: LOOP_RULES + loop,
+          noUser: true,
+        };
       }
-      return { ...none, action: ACTION_LISTEN_NAME, source: `loop ${loop}`, noUser: true };
+      return {
+        ...none,
+        action: ACTION_LISTEN_NAME,
+        source: `loop ${loop}`,
+        origin: LOOP_RULES + loop + LOOP_RULES_SEPARATOR + ACTION_LISTEN_NAME,
+        noUser: true,
+      };
     }
     return this.fromRules(tracker, states);
   }
@@ -215,7 +282,14 @@ export class RulePolicy implements Policy {
       const generalListen = action === ACTION_LISTEN_NAME && !lastRuleState?.active_loop;
       if (generalListen) {
         if (!conditions.includes(DO_NOT_PREDICT_LOOP_ACTION)) {
-          return { action: loop, source: `loop ${loop}`, events, noUser: false };
+          // As Rasa, the origin stays the general rule's.
+          return {
+            action: loop,
+            source: `loop ${loop}`,
+            origin: best?.key ?? null,
+            events,
+            noUser: false,
+          };
         }
         action = null;
       }
@@ -223,13 +297,26 @@ export class RulePolicy implements Policy {
         events.push(loopInterrupted({ isInterrupted: true, timestamp: Date.now() / 1000 }));
       }
     }
-    if (action === null) return { action: null, source: null, events: [], noUser: false };
-    return { action, source: best?.sources.join(', ') ?? null, events, noUser: false };
+    if (action === null) {
+      return { action: null, source: null, origin: null, events: [], noUser: false };
+    }
+    return {
+      action,
+      source: best?.sources.join(', ') ?? null,
+      origin: best?.key ?? null,
+      events,
+      noUser: false,
+    };
   }
 
-  /** Rasa's contradiction analysis: every rule must predict its own next actions. */
-  private checkContradictions(trackers: readonly TrainingTracker[], domain: Domain): void {
+  /**
+   * Rasa's contradiction analysis: every rule must predict its own next actions. Returns the
+   * origins of the predictions made: for rules all of them, for stories those that predicted
+   * the story's own action.
+   */
+  private checkContradictions(trackers: readonly TrainingTracker[], domain: Domain): Set<string> {
     const problems: string[] = [];
+    const origins = new Set<string>();
     for (const t of trackers) {
       const running = new DialogueStateTracker(t.name, domain.slots);
       let unpredictable = true;
@@ -255,6 +342,9 @@ export class RulePolicy implements Policy {
           probe.update(actionExecutionRejected({ name: loop, timestamp: 0 }));
           found = this.internalPredict(probe, trackerStates(probe, domain));
         }
+        if (found.origin !== null && (t.isRule || found.action === gold)) {
+          origins.add(found.origin);
+        }
         if (found.action !== null && found.action !== gold) {
           const storyListen = !t.isRule && found.action === ACTION_LISTEN_NAME;
           if (!storyListen) {
@@ -273,7 +363,51 @@ export class RulePolicy implements Policy {
         { problems },
       );
     }
+    return origins;
   }
+}
+
+function defaultOrigins(): string[] {
+  return Object.keys(DEFAULT_INTENT_ACTIONS).map((intent) => DEFAULT_RULES + intent);
+}
+
+function loopOrigins(domain: Domain): string[] {
+  return Object.keys(domain.forms).flatMap((form) => [
+    LOOP_RULES + form,
+    LOOP_RULES + form + LOOP_RULES_SEPARATOR + ACTION_LISTEN_NAME,
+  ]);
+}
+
+/**
+ * Rasa's `_find_rule_only_slots_loops`: the slots and active loops that appear in the states of
+ * rules but in no state of a story.
+ */
+export function findRuleOnlyData(
+  ruleTrackers: readonly TrainingTracker[],
+  storyTrackers: readonly TrainingTracker[],
+  domain: Domain,
+): RuleOnlyData {
+  const collect = (trackers: readonly TrainingTracker[]) => {
+    const slots = new Set<string>();
+    const loops = new Set<string>();
+    for (const t of trackers) {
+      // The states before each action, as Rasa's training states (not the one after the last).
+      const states = statesForEvents(t.name, appliedEvents(t.events), domain).slice(0, -1);
+      for (const state of states) {
+        for (const slot of Object.keys(state.slots ?? {})) slots.add(slot);
+        const loop = state.active_loop?.name;
+        if (loop) loops.add(loop);
+      }
+    }
+    return { slots, loops };
+  };
+  const rules = collect(ruleTrackers);
+  const stories = collect(storyTrackers);
+  const only = (a: Set<string>, b: Set<string>) =>
+    [...a].filter((x) => !b.has(x) && x !== SHOULD_NOT_BE_SET).sort();
+  const slots = only(rules.slots, stories.slots);
+  const loops = only(rules.loops, stories.loops);
+  return slots.length === 0 && loops.length === 0 ? NO_RULE_ONLY_DATA : { slots, loops };
 }
 
 /** Slots and active loops an action sets in rules (Rasa's `ActionFingerprint`). */

@@ -1,4 +1,9 @@
-import { isPrevActionListen, type DialogueState } from 'src/core/dialogue/dialogue-state';
+import {
+  isPrevActionListen,
+  NO_RULE_ONLY_DATA,
+  withoutRuleOnly,
+  type DialogueState,
+} from 'src/core/dialogue/dialogue-state';
 import { type JsonObject } from 'src/core/events/event-base';
 import { readMaxHistory, readPriority } from 'src/core/policies/memoization-policy';
 import {
@@ -40,6 +45,7 @@ export class TedPolicy implements Policy {
     const maxHistory = readMaxHistory(params, DEFAULT_MAX_HISTORY) ?? DEFAULT_MAX_HISTORY;
     const priority = readPriority(params, PRIORITY.DEFAULT);
     const examples: StatesAndLabel[] = [];
+    const ruleOnly = data.ruleOnly ?? NO_RULE_ONLY_DATA;
     for (const t of data.trackers) {
       for (const ex of examplesOf(t, data.domain)) {
         if (ex.label === RULE_SNIPPET_ACTION_NAME) continue;
@@ -48,7 +54,9 @@ export class TedPolicy implements Policy {
             (s) => s.prev_action?.action_name === RULE_SNIPPET_ACTION_NAME,
           );
           if (cut >= 0 && cut === ex.states.length - 1) continue;
-          examples.push({ states: ex.states.slice(cut + 1), label: ex.label });
+          // Rules alone may mention some slots and loops; TED never sees them when predicting.
+          const states = ex.states.slice(cut + 1).map((st) => withoutRuleOnly(st, ruleOnly));
+          examples.push({ states, label: ex.label });
         } else examples.push(ex);
       }
     }
@@ -128,7 +136,7 @@ export class TedPolicy implements Policy {
     const C = this.labels.length;
     if (C === 0) return prediction;
     const scores = Float64Array.from(this.bias);
-    for (const f of featuresOf(lastStates(input.states, this.maxHistory))) {
+    for (const f of featuresOf(lastStates(input.mlStates, this.maxHistory))) {
       const i = this.features.get(f);
       if (i === undefined) continue;
       const base = i * C;
