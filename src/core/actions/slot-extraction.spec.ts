@@ -3,9 +3,10 @@ import { type AddressInfo } from 'node:net';
 import { type ActionContext } from 'src/core/actions/action';
 import { actionFor } from 'src/core/actions/action-registry';
 import { ActionEndpoint } from 'src/core/actions/remote-action';
-import { runActionExtractSlots } from 'src/core/actions/slot-extraction';
+import { extractSlots, runActionExtractSlots } from 'src/core/actions/slot-extraction';
 import { Domain } from 'src/core/domain/domain';
 import { actionExecuted } from 'src/core/events/action-executed';
+import { activeLoop } from 'src/core/events/active-loop';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { slotSet } from 'src/core/events/slot-set';
 import { userUttered } from 'src/core/events/user-uttered';
@@ -225,5 +226,55 @@ describe('action_extract_slots with custom slot mappings', () => {
       actionFor: (n) => actionFor(n, domain),
     });
     expect(slots(events)).toEqual([['city', null]]);
+  });
+});
+
+describe('unique-entity check inside a form', () => {
+  const domain = Domain.fromObject({
+    intents: ['inform'],
+    entities: ['city', 'date'],
+    slots: {
+      origin: { type: 'text', mappings: [{ type: 'from_entity', entity: 'city' }] },
+      destination: { type: 'text', mappings: [{ type: 'from_entity', entity: 'city' }] },
+      day: { type: 'text', mappings: [{ type: 'from_entity', entity: 'date' }] },
+    },
+    forms: { trip_form: { required_slots: ['origin', 'destination', 'day'] } },
+  });
+
+  function extracted(inForm: boolean, requested: string | null): Record<string, unknown> {
+    const tracker = new DialogueStateTracker('u', domain.slots);
+    const events: DialogueEvent[] = [actionExecuted({ name: 'action_listen', timestamp: 1 })];
+    if (inForm) {
+      events.unshift(
+        activeLoop({ name: 'trip_form', timestamp: 1 }),
+        slotSet({ name: 'requested_slot', value: requested, timestamp: 1 }),
+      );
+    }
+    events.push(
+      userUttered({
+        text: 'Paris tomorrow',
+        intent: { name: 'inform' },
+        entities: [
+          { entity: 'city', value: 'Paris', start: 0, end: 5 },
+          { entity: 'date', value: 'tomorrow', start: 6, end: 14 },
+        ],
+        timestamp: 1,
+      }),
+    );
+    for (const e of events) tracker.update(e);
+    return Object.fromEntries(extractSlots(domain, tracker, 2).map((e) => [e.name, e.value]));
+  }
+
+  it('fills only the requested one of the slots that share an entity mapping', () => {
+    expect(extracted(true, 'destination')).toEqual({ destination: 'Paris', day: 'tomorrow' });
+    expect(extracted(true, 'day')).toEqual({ day: 'tomorrow' });
+  });
+
+  it('fills all of them outside the form', () => {
+    expect(extracted(false, null)).toEqual({
+      origin: 'Paris',
+      destination: 'Paris',
+      day: 'tomorrow',
+    });
   });
 });

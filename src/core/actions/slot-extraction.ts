@@ -4,6 +4,7 @@ import {
   type ActionContext,
 } from 'src/core/actions/action';
 import { RemoteAction } from 'src/core/actions/remote-action';
+import { stableStringify } from 'src/core/dialogue/dialogue-state';
 import { type Domain } from 'src/core/domain/domain';
 import {
   ACTION_EXTRACT_SLOTS,
@@ -168,6 +169,17 @@ function mappingSteps(domain: Domain, tracker: DialogueStateTracker, now: number
         );
         if (!ok) continue;
       }
+      if (
+        mapping.type === 'from_entity' &&
+        loop !== null &&
+        requested !== slot.name &&
+        requiredSlots(domain, loop).includes(slot.name) &&
+        !uniqueEntityMappings(domain, loop).has(stableStringify(mapping))
+      ) {
+        // Rasa's unique-entity check: inside a form, an entity that several of the form's
+        // slots map the same way fills only the slot the form asks for.
+        continue;
+      }
       if (mapping.type === 'custom') {
         // Rasa runs the mapping's action (if any) and goes on with the slot's next mapping.
         if (typeof mapping.action === 'string' && mapping.action !== '') {
@@ -184,6 +196,36 @@ function mappingSteps(domain: Domain, tracker: DialogueStateTracker, now: number
     }
   }
   return steps;
+}
+
+const uniqueMappings = new WeakMap<Domain, Map<string, ReadonlySet<string>>>();
+
+/**
+ * The `from_entity` mappings (as sorted-key JSON) that only one of a form's required slots has,
+ * counting each slot's mappings (Rasa `FormAction.entity_mapping_is_unique`).
+ */
+function uniqueEntityMappings(domain: Domain, form: string): ReadonlySet<string> {
+  let byForm = uniqueMappings.get(domain);
+  if (byForm === undefined) {
+    byForm = new Map();
+    uniqueMappings.set(domain, byForm);
+  }
+  let unique = byForm.get(form);
+  if (unique === undefined) {
+    const seen = new Set<string>();
+    const duplicated = new Set<string>();
+    for (const name of requiredSlots(domain, form)) {
+      for (const mapping of domain.slot(name)?.mappings ?? []) {
+        if (mapping.type !== 'from_entity') continue;
+        const key = stableStringify(mapping);
+        if (seen.has(key)) duplicated.add(key);
+        seen.add(key);
+      }
+    }
+    unique = new Set([...seen].filter((k) => !duplicated.has(k)));
+    byForm.set(form, unique);
+  }
+  return unique;
 }
 
 function valuesOf(
