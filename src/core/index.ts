@@ -64,6 +64,7 @@ export {
   dialogueStackUpdated,
   type DialogueStackUpdated,
 } from 'src/core/events/dialogue-stack-updated';
+export { encodeEvent, encodeWireEvent, type EncodedEvent } from 'src/core/events/encoded-event';
 export { entitiesAdded, type EntitiesAdded } from 'src/core/events/entities-added';
 export { errorHandled, type ErrorHandled } from 'src/core/events/error-handled';
 export { type EventBase, type EventBaseInit, type JsonObject } from 'src/core/events/event-base';

@@ -1,3 +1,4 @@
+import { type EncodedEvent } from 'src/core/events/encoded-event';
 import { type SerializedEvent } from 'src/core/events/serialized-event';
 
 /** Which part of a conversation's event log to read. */
@@ -49,11 +50,12 @@ export abstract class TrackerStore {
   /**
    * Appends atomically only if the stored conversation is still at `expected` (`null`: it must
    * not exist yet). Returns the new version, or `null` — and writes nothing — when another
-   * writer got there first.
+   * writer got there first. The events come encoded (`encodeEvent` / `encodeWireEvent`): the
+   * message loop writes them without building their wire objects.
    */
   abstract appendIfUnchanged(
     conversationId: string,
-    events: readonly SerializedEvent[],
+    events: readonly EncodedEvent[],
     expected: StoreVersion | null,
   ): Promise<StoreVersion | null>;
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ACTION_SESSION_START_NAME } from 'src/core/domain/domain-constants';
+import { type EncodedEvent } from 'src/core/events/encoded-event';
 import { type SerializedEvent } from 'src/core/events/serialized-event';
 import {
   type RetrieveOptions,
@@ -75,7 +76,7 @@ export class InMemoryTrackerStore extends TrackerStore {
 
   async appendIfUnchanged(
     conversationId: string,
-    events: readonly SerializedEvent[],
+    events: readonly EncodedEvent[],
     expected: StoreVersion | null,
   ): Promise<StoreVersion | null> {
     const current = await this.version(conversationId);
@@ -86,7 +87,10 @@ export class InMemoryTrackerStore extends TrackerStore {
           current.generation === expected.generation &&
           current.lastSeq === expected.lastSeq;
     if (!same) return null;
-    await this.append(conversationId, events);
+    await this.append(
+      conversationId,
+      events.map((e) => JSON.parse(e.json) as SerializedEvent),
+    );
     return this.version(conversationId);
   }
 

@@ -6,6 +6,7 @@ import {
   DialogueError,
   type DialogueEvent,
   DialogueStateTracker,
+  encodeEvent,
   extractSlots,
   LockStore,
   needsSessionStart,
@@ -40,8 +41,9 @@ const MAX_WRITE_ATTEMPTS = 5;
 export class TrackerService {
   private readonly cache: SessionCache;
   /**
-   * The stored (wire) form of events read from or written to the store, so responses reuse it
-   * instead of serialising every event again. Entries go with their events.
+   * The wire form of events read from the store, so responses reuse it instead of serialising
+   * every event again. Entries go with their events. Events the message loop writes are stored
+   * as JSON text straight away (`encodeEvent`) and serialised again only if read.
    */
   private readonly wireForm = new WeakMap<DialogueEvent, SerializedEvent>();
   private readonly serialize = (event: DialogueEvent): SerializedEvent =>
@@ -254,12 +256,12 @@ export class TrackerService {
         const session = await this.latestSession(conversationId, assistant, attempt > 1);
         this.cache.delete(conversationId);
         const events = await produce(session.tracker, this.clock.now());
-        const wire = events.map((e) => {
-          const w = serializeEvent(e);
-          this.wireForm.set(e, w);
-          return w;
-        });
-        const version = await this.store.appendIfUnchanged(conversationId, wire, session.version);
+        const encoded = events.map(encodeEvent);
+        const version = await this.store.appendIfUnchanged(
+          conversationId,
+          encoded,
+          session.version,
+        );
         if (version !== null) {
           session.version = version;
           this.cache.set(conversationId, session);

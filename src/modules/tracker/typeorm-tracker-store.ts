@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
+  type EncodedEvent,
   type RetrieveOptions,
   type SerializedEvent,
   type StoreVersion,
@@ -14,7 +15,11 @@ import {
   batchedAppendParams,
   type PendingAppend,
 } from './persistence/batched-append';
-import { type EventRows, toEventRows } from './persistence/conversation-event.mapper';
+import {
+  type EventRows,
+  toEventRows,
+  wireEventRows,
+} from './persistence/conversation-event.mapper';
 
 /** Inserts the batch at the positions after `up.last_seq - n` (one statement, any size). */
 const INSERT_EVENTS = `
@@ -126,13 +131,13 @@ export class TypeOrmTrackerStore extends TrackerStore {
     await this.prepared(
       'parley_upsert_append',
       UPSERT_APPEND,
-      params(conversationId, toEventRows(events)),
+      params(conversationId, wireEventRows(events)),
     );
   }
 
   appendIfUnchanged(
     conversationId: string,
-    events: readonly SerializedEvent[],
+    events: readonly EncodedEvent[],
     expected: StoreVersion | null,
   ): Promise<StoreVersion | null> {
     if (events.length === 0) return Promise.resolve(expected);
@@ -172,7 +177,7 @@ export class TypeOrmTrackerStore extends TrackerStore {
       );
       await manager.query('DELETE FROM conversation WHERE id = $1', [conversationId]);
       if (events.length > 0) {
-        await manager.query(UPSERT_APPEND, params(conversationId, toEventRows(events)));
+        await manager.query(UPSERT_APPEND, params(conversationId, wireEventRows(events)));
         if (tags.length > 0) {
           await manager.query(
             'INSERT INTO conversation_tag_link (conversation_id, tag_id) SELECT $1, unnest($2::uuid[])',

@@ -1,4 +1,4 @@
-import { type SerializedEvent } from 'src/core';
+import { encodeWireEvent, type SerializedEvent } from 'src/core';
 import { TypeOrmTrackerStore } from 'src/modules/tracker/typeorm-tracker-store';
 import { buildTypeOrmOptions } from 'src/platform/database/typeorm-options';
 import { DataSource } from 'typeorm';
@@ -13,6 +13,8 @@ const ev = (
   ...extra,
 });
 const id = (p: string) => `${p}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+/** A wire event encoded as the message loop hands events to the store. */
+const enc = (...args: Parameters<typeof ev>) => encodeWireEvent(ev(...args));
 
 describe(TypeOrmTrackerStore.name, () => {
   let ds: DataSource;
@@ -131,26 +133,26 @@ describe(TypeOrmTrackerStore.name, () => {
 
   it('appends conditionally on the version and writes nothing on a conflict', async () => {
     const c = id('versioned');
-    const v1 = await store.appendIfUnchanged(c, [ev('pause', 1)], null);
+    const v1 = await store.appendIfUnchanged(c, [enc('pause', 1)], null);
     expect(v1).toEqual({ generation: expect.any(String), lastSeq: 1 });
-    expect(await store.appendIfUnchanged(c, [ev('resume', 2)], null)).toBeNull();
-    const v2 = await store.appendIfUnchanged(c, [ev('resume', 2), ev('pause', 3)], v1);
+    expect(await store.appendIfUnchanged(c, [enc('resume', 2)], null)).toBeNull();
+    const v2 = await store.appendIfUnchanged(c, [enc('resume', 2), enc('pause', 3)], v1);
     expect(v2).toEqual({ generation: v1!.generation, lastSeq: 3 });
-    expect(await store.appendIfUnchanged(c, [ev('restart', 4)], v1)).toBeNull();
+    expect(await store.appendIfUnchanged(c, [enc('restart', 4)], v1)).toBeNull();
     expect((await store.retrieve(c))?.map((e) => e.event)).toEqual(['pause', 'resume', 'pause']);
     expect(await store.version(c)).toEqual(v2);
   });
 
   it('gives a replaced or re-created conversation a new generation', async () => {
     const c = id('generation');
-    const v1 = await store.appendIfUnchanged(c, [ev('pause', 1)], null);
+    const v1 = await store.appendIfUnchanged(c, [enc('pause', 1)], null);
     await store.replace(c, [ev('resume', 2)]);
     const v2 = await store.version(c);
     expect(v2?.lastSeq).toBe(1);
     expect(v2?.generation).not.toBe(v1?.generation);
-    expect(await store.appendIfUnchanged(c, [ev('pause', 3)], v1)).toBeNull();
+    expect(await store.appendIfUnchanged(c, [enc('pause', 3)], v1)).toBeNull();
     await store.delete(c);
-    expect(await store.appendIfUnchanged(c, [ev('pause', 3)], v2)).toBeNull();
+    expect(await store.appendIfUnchanged(c, [enc('pause', 3)], v2)).toBeNull();
     expect(await store.exists(c)).toBe(false);
   });
 
@@ -168,14 +170,14 @@ describe(TypeOrmTrackerStore.name, () => {
   it('writes a batch of concurrent appends, each judged on its own version', async () => {
     const fresh = [id('batch-a'), id('batch-b'), id('batch-c')];
     const existing = id('batch-old');
-    const v0 = await store.appendIfUnchanged(existing, [ev('pause', 1)], null);
+    const v0 = await store.appendIfUnchanged(existing, [enc('pause', 1)], null);
     const stale = { generation: v0!.generation, lastSeq: 7 };
     const results = await Promise.all([
       ...fresh.map((c, i) =>
-        store.appendIfUnchanged(c, [ev('pause', i), ev('resume', i + 0.5)], null),
+        store.appendIfUnchanged(c, [enc('pause', i), enc('resume', i + 0.5)], null),
       ),
-      store.appendIfUnchanged(existing, [ev('restart', 2)], stale),
-      store.appendIfUnchanged(id('batch-missing'), [ev('pause', 1)], stale),
+      store.appendIfUnchanged(existing, [enc('restart', 2)], stale),
+      store.appendIfUnchanged(id('batch-missing'), [enc('pause', 1)], stale),
     ]);
     expect(results.slice(0, 3).map((r) => r?.lastSeq)).toEqual([2, 2, 2]);
     expect(results[3]).toBeNull();
