@@ -150,12 +150,19 @@ export class PolicyEnsemble {
         });
       }
     }
-    const noUser = predictions.filter((p) => p.isNoUserPrediction);
-    const e2e = predictions.filter((p) => p.isEndToEndPrediction);
-    const competitors = noUser.length > 0 ? noUser : e2e.length > 0 ? e2e : predictions;
+    // No-user predictions compete first, then end-to-end ones, else all (no arrays made).
+    let noUser = false;
+    let e2e = false;
+    for (let i = 0; i < predictions.length; i++) {
+      const p = predictions[i] as PolicyPrediction;
+      if (p.isNoUserPrediction) noUser = true;
+      if (p.isEndToEndPrediction) e2e = true;
+    }
     let best: PolicyPrediction | null = null;
     let bestConfidence = -1;
-    for (const p of competitors) {
+    for (let k = 0; k < predictions.length; k++) {
+      const p = predictions[k] as PolicyPrediction;
+      if (noUser ? !p.isNoUserPrediction : e2e && !p.isEndToEndPrediction) continue;
       let conf = 0;
       const probabilities = p.probabilities;
       for (let i = 0; i < probabilities.length; i++) {

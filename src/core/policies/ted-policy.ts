@@ -131,48 +131,85 @@ export class TedPolicy implements Policy {
     };
   }
 
+  /** Per action-name list, the action index of each label (-1 when absent). */
+  private readonly labelSlots = new WeakMap<readonly string[], Int32Array>();
+  /** The feature index by position from the end, then by untagged feature. */
+  private positions: Map<string, number>[] | null = null;
+
   predict(input: PredictionInput, name: string): PolicyPrediction {
     const prediction = emptyPrediction(input.actionNames.length, name, this.priority);
     const C = this.labels.length;
     if (C === 0) return prediction;
     const scores = Float64Array.from(this.bias);
-    for (const f of featuresOf(lastStates(input.mlStates, this.maxHistory))) {
-      const i = this.features.get(f);
-      if (i === undefined) continue;
-      const base = i * C;
-      for (let c = 0; c < C; c++) {
-        scores[c] = (scores[c] as number) + (this.weights[base + c] as number);
+    const states = input.mlStates;
+    const n = Math.min(states.length, this.maxHistory);
+    const positions = this.featuresByPosition();
+    for (let k = 0; k < n; k++) {
+      const known = positions[n - 1 - k];
+      if (known === undefined) continue;
+      for (const f of stateFeatures(states[states.length - n + k] as DialogueState, '')) {
+        const i = known.get(f);
+        if (i === undefined) continue;
+        const base = i * C;
+        for (let c = 0; c < C; c++) {
+          scores[c] = (scores[c] as number) + (this.weights[base + c] as number);
+        }
       }
     }
     const probs = softmax(scores);
+    const slots = this.labelSlotsFor(input.actionNames);
     for (let c = 0; c < C; c++) {
-      const a = input.actionNames.indexOf(this.labels[c] as string);
+      const a = slots[c] as number;
       if (a >= 0) prediction.probabilities[a] = probs[c] as number;
     }
     return prediction;
+  }
+
+  private featuresByPosition(): Map<string, number>[] {
+    if (this.positions === null) {
+      const positions: Map<string, number>[] = [];
+      for (const [feature, i] of this.features) {
+        const bar = feature.indexOf('|');
+        const k = Number(feature.slice(0, bar));
+        (positions[k] ??= new Map()).set(feature.slice(bar + 1), i);
+      }
+      this.positions = positions;
+    }
+    return this.positions;
+  }
+
+  private labelSlotsFor(actionNames: readonly string[]): Int32Array {
+    let slots = this.labelSlots.get(actionNames);
+    if (slots === undefined) {
+      slots = Int32Array.from(this.labels, (l) => actionNames.indexOf(l));
+      this.labelSlots.set(actionNames, slots);
+    }
+    return slots;
   }
 }
 
 /** Position-tagged string features of the last states. */
 export function featuresOf(states: readonly DialogueState[]): string[] {
-  const out: string[] = [];
   const n = states.length;
-  states.forEach((s, k) => {
-    const p = `${n - 1 - k}|`;
-    if (s.prev_action?.action_name) out.push(`${p}a:${s.prev_action.action_name}`);
-    else if (s.prev_action?.action_text) out.push(`${p}at:${s.prev_action.action_text}`);
-    else out.push(`${p}start`);
-    if (s.user && isPrevActionListen(s)) {
-      if (s.user.intent) out.push(`${p}i:${s.user.intent}`);
-      else if (s.user.text) out.push(`${p}t:${s.user.text}`);
-      for (const e of s.user.entities ?? []) out.push(`${p}e:${e}`);
-    }
-    for (const [slot, value] of Object.entries(s.slots ?? {})) {
-      if (typeof value === 'string') out.push(`${p}s:${slot}:${value}`);
-      else value.forEach((v, j) => v !== 0 && out.push(`${p}s:${slot}:${j}`));
-    }
-    if (s.active_loop) out.push(`${p}l:${s.active_loop.name}`);
-  });
+  return states.flatMap((s, k) => stateFeatures(s, `${n - 1 - k}|`));
+}
+
+/** The features of one state, each prefixed with its position tag `p`. */
+function stateFeatures(s: DialogueState, p: string): string[] {
+  const out: string[] = [];
+  if (s.prev_action?.action_name) out.push(`${p}a:${s.prev_action.action_name}`);
+  else if (s.prev_action?.action_text) out.push(`${p}at:${s.prev_action.action_text}`);
+  else out.push(`${p}start`);
+  if (s.user && isPrevActionListen(s)) {
+    if (s.user.intent) out.push(`${p}i:${s.user.intent}`);
+    else if (s.user.text) out.push(`${p}t:${s.user.text}`);
+    for (const e of s.user.entities ?? []) out.push(`${p}e:${e}`);
+  }
+  for (const [slot, value] of Object.entries(s.slots ?? {})) {
+    if (typeof value === 'string') out.push(`${p}s:${slot}:${value}`);
+    else value.forEach((v, j) => v !== 0 && out.push(`${p}s:${slot}:${j}`));
+  }
+  if (s.active_loop) out.push(`${p}l:${s.active_loop.name}`);
   return out;
 }
 

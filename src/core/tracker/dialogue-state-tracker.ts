@@ -91,11 +91,14 @@ export class DialogueStateTracker {
   /** Appends the event (stamping model/assistant ids when configured) and applies it. */
   update(event: DialogueEvent): void {
     let e = event;
-    if (this.modelId !== null && !(METADATA_MODEL_ID in e.metadata)) {
-      e = { ...e, metadata: { ...e.metadata, [METADATA_MODEL_ID]: this.modelId } };
-    }
-    if (this.assistantId !== null && !(METADATA_ASSISTANT_ID in e.metadata)) {
-      e = { ...e, metadata: { ...e.metadata, [METADATA_ASSISTANT_ID]: this.assistantId } };
+    const addModel = this.modelId !== null && !(METADATA_MODEL_ID in e.metadata);
+    const addAssistant = this.assistantId !== null && !(METADATA_ASSISTANT_ID in e.metadata);
+    if (addModel || addAssistant) {
+      // One copy with both stamps (this runs for every event of every turn).
+      const metadata: JsonObject = { ...e.metadata };
+      if (addModel) metadata[METADATA_MODEL_ID] = this.modelId;
+      if (addAssistant) metadata[METADATA_ASSISTANT_ID] = this.assistantId;
+      e = { ...e, metadata };
     }
     this.log.push(e);
     this.apply(e);
