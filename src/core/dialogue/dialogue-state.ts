@@ -215,6 +215,7 @@ class MlStates {
 /** A state without the rule-only slots and loop (the same object when it has none). */
 export function withoutRuleOnly(state: DialogueState, ruleOnly: RuleOnlyData): DialogueState {
   const { slots: ruleSlots, loops: ruleLoops } = ruleOnly;
+  if (ruleSlots.length === 0 && ruleLoops.length === 0) return state;
   const all = state.slots;
   let slots = all;
   if (all !== undefined && ruleSlots.some((s) => s in all)) {
