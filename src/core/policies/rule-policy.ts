@@ -153,7 +153,8 @@ export class RulePolicy implements Policy {
       const used = policy.checkContradictions(storyTrackers, data.domain);
       const all = new Set([...fired, ...defaultOrigins(), ...loopOrigins(data.domain)]);
       policy.analysis = {
-        ruleOnly: findRuleOnlyData(ruleTrackers, storyTrackers, data.domain),
+        // The ensemble works it out once for all its policies.
+        ruleOnly: data.ruleOnly ?? findRuleOnlyData(ruleTrackers, storyTrackers, data.domain),
         notInStories: new Set([...all].filter((o) => !used.has(o)).sort()),
       };
     }
