@@ -45,7 +45,14 @@ export class RestWebhookController {
     }
     const output = new CollectingOutputChannel();
     await this.handle(input, output);
-    res.status(200).json(output.messages);
+    // Written directly: the hottest route skips express's res.json/res.send machinery
+    // (content-type negotiation, freshness and ETag checks) for the same bytes and headers.
+    const json = JSON.stringify(output.messages);
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(json),
+    });
+    res.end(json);
   }
 
   private async handle(input: RestInput, output: OutputChannel): Promise<void> {
