@@ -1,6 +1,7 @@
 import { type SparseVector } from 'src/core/nlu/message';
 import { Random } from 'src/core/nlu/random';
 import { axpy, decodeFloats, encodeFloats, stateNumber, stateRecord } from 'src/core/nlu/sparse';
+import { SparseDenseProduct } from 'src/core/nlu/wasm/kernels';
 
 export interface SoftmaxTrainOptions {
   readonly inputDim: number;
@@ -78,6 +79,19 @@ export class SoftmaxModel {
     }
     softmaxInPlace(probs);
     return probs;
+  }
+
+  private product: SparseDenseProduct | null | undefined;
+
+  /**
+   * The first layer as a WebAssembly sparse × dense product (built at first use, from the
+   * trained weights); null where the kernels are unavailable.
+   */
+  firstLayerProduct(): SparseDenseProduct | null {
+    if (this.product === undefined) {
+      this.product = SparseDenseProduct.create(this.w1, this.inputDim, this.firstLayerWidth);
+    }
+    return this.product;
   }
 
   /** Width of the first layer (hidden units, or classes when linear). */

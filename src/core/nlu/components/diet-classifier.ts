@@ -23,6 +23,7 @@ import {
   stateRecord,
   stateStrings,
 } from 'src/core/nlu/sparse';
+import { nluKernels, type SparseDenseProduct } from 'src/core/nlu/wasm/kernels';
 import { baseIntent } from 'src/core/training-data/nlu-training-data';
 
 /** Parameters shared by DIETClassifier and ResponseSelector. */
@@ -130,6 +131,7 @@ export class DIETClassifier implements NluComponent {
   private partScratch = new Float64Array(0);
   private sqrtSums = new Float64Array(0);
   private countSums = new Float64Array(0);
+  private touchedScratch = new Int32Array(0);
   /** Per feature block: entity emission scores of shared token rows (CountVectors cache). */
   private readonly emissionCache: Array<WeakMap<SparseVector, Float64Array> | undefined> = [];
 
@@ -372,6 +374,8 @@ export class DIETClassifier implements NluComponent {
       this.preScratch = new Float64Array(width);
       this.partScratch = new Float64Array(width);
     }
+    const product = nluKernels.enabled ? model.firstLayerProduct() : null;
+    if (product) return this.predictWithProduct(message, model, product);
     const pre = this.preScratch;
     const part = this.partScratch;
     pre.fill(0);
@@ -462,6 +466,85 @@ export class DIETClassifier implements NluComponent {
       }
       offset += dim;
     }
+    return model.predictFromFirstLayer(pre);
+  }
+
+  /**
+   * predictFromTokenParts with the first layer as one WebAssembly sparse × dense product: the
+   * sentence input (per block sqrt(Σₜ cₜ) · scale / sqrt(Σ c), as sentenceInput) is assembled as
+   * column/value lists in the kernel's memory, and the kernel sums the weight rows.
+   */
+  private predictWithProduct(
+    message: NluMessage,
+    model: SoftmaxModel,
+    product: SparseDenseProduct,
+  ): Float64Array {
+    const cols = product.cols;
+    const vals = product.vals;
+    const inputDim = product.rows;
+    let n = 0;
+    let offset = 0;
+    for (let b = 0; b < this.layout.length; b++) {
+      const dim = this.layout[b]!;
+      const block = message.features[b];
+      const scale = this.blockScale ? (this.blockScale[b] ?? 1) : 1;
+      if (!block || block.dim !== dim || scale <= 0) {
+        offset += dim;
+        continue;
+      }
+      if (block.sentenceIsSum !== true && block.sentence !== null) {
+        const row = block.sentence;
+        let total = 0;
+        for (let i = 0; i < row.val.length; i++) total += Math.abs(row.val[i]!);
+        const f = total > 0 ? scale / Math.sqrt(total) : 0;
+        for (let i = 0; f > 0 && i < row.idx.length; i++) {
+          const col = offset + row.idx[i]!;
+          if (col >= inputDim) continue;
+          cols[n] = col;
+          vals[n++] = Math.sqrt(Math.abs(row.val[i]!)) * f;
+        }
+        offset += dim;
+        continue;
+      }
+      if (this.occurrences.length < dim || this.touchedScratch.length < dim) {
+        this.occurrences = new Int32Array(dim);
+        this.sqrtSums = new Float64Array(dim);
+        this.countSums = new Float64Array(dim);
+        this.touchedScratch = new Int32Array(dim);
+      }
+      const occ = this.occurrences;
+      const countSum = this.countSums;
+      const touched = this.touchedScratch;
+      let m = 0;
+      let total = 0;
+      const seq = block.seq;
+      for (let r = 0; r < seq.length; r++) {
+        const { idx, val } = seq[r]!;
+        for (let k = 0; k < idx.length; k++) {
+          const i = idx[k]!;
+          const c = Math.abs(val[k]!);
+          total += c;
+          if (occ[i] === 0) {
+            occ[i] = 1;
+            touched[m++] = i;
+            countSum[i] = c;
+          } else countSum[i] = countSum[i]! + c;
+        }
+      }
+      const f = total > 0 ? scale / Math.sqrt(total) : 0;
+      for (let k = 0; k < m; k++) {
+        const i = touched[k]!;
+        occ[i] = 0;
+        const col = offset + i;
+        if (f > 0 && col < inputDim) {
+          cols[n] = col;
+          vals[n++] = Math.sqrt(countSum[i]!) * f;
+        }
+      }
+      offset += dim;
+    }
+    const pre = this.preScratch;
+    product.run(n, pre);
     return model.predictFromFirstLayer(pre);
   }
 

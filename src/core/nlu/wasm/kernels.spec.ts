@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadNlu, trainNlu, type TrainedNlu } from 'src/core/nlu/pipeline';
+import { Random } from 'src/core/nlu/random';
+import { kernelsAvailable, nluKernels, SparseDenseProduct } from 'src/core/nlu/wasm/kernels';
+import { KERNELS_WASM_BASE64 } from 'src/core/nlu/wasm/kernels-wasm';
+import { readNluYaml } from 'src/core/training-data/nlu-yaml-reader';
+import wabt from 'wabt';
+
+/** Runs `fn` with the kernels switched on or off, restoring the switch after. */
+function withKernels<T>(enabled: boolean, fn: () => T): T {
+  const before = nluKernels.enabled;
+  nluKernels.enabled = enabled;
+  try {
+    return fn();
+  } finally {
+    nluKernels.enabled = before;
+  }
+}
+
+describe('WebAssembly kernels', () => {
+  it('embed the bytes that kernels.wat compiles to', async () => {
+    const tools = await wabt();
+    const wat = readFileSync(join(__dirname, 'kernels.wat'), 'utf8');
+    const module = tools.parseWat('kernels.wat', wat, { simd: true });
+    module.resolveNames();
+    module.validate();
+    const bytes = Buffer.from(module.toBinary({ write_debug_names: false }).buffer);
+    module.destroy();
+    expect(bytes.toString('base64')).toBe(KERNELS_WASM_BASE64);
+  });
+
+  it('are available on this runtime (Node has WebAssembly SIMD)', () => {
+    expect(kernelsAvailable()).toBe(true);
+  });
+
+  it.each([
+    [128, 40],
+    [2, 7],
+    [5, 1],
+    [30, 25],
+    [16, 0],
+  ])('SparseDenseProduct (width %i, %i columns) equals the plain sum of rows', (width, n) => {
+    const rng = new Random(width * 31 + n);
+    const rows = 50;
+    const weights = Float32Array.from({ length: rows * width }, () => rng.next() * 2 - 1);
+    const product = SparseDenseProduct.create(weights, rows, width);
+    if (!product) throw new Error('kernels unavailable');
+    const expected = new Float64Array(width);
+    const used = new Set<number>();
+    for (let i = 0; i < n; i++) {
+      let col = Math.floor(rng.next() * rows);
+      while (used.has(col)) col = (col + 1) % rows;
+      used.add(col);
+      const v = rng.next() * 3;
+      product.cols[i] = col;
+      product.vals[i] = v;
+      const vf = Math.fround(v);
+      for (let j = 0; j < width; j++) expected[j] = expected[j]! + vf * weights[col * width + j]!;
+    }
+    const out = new Float64Array(width).fill(NaN);
+    product.run(n, out);
+    for (let j = 0; j < width; j++) expect(out[j]).toBeCloseTo(expected[j]!, 5);
+  });
+
+  it('switched off, create() gives null (the callers use their JS path)', () => {
+    expect(withKernels(false, () => SparseDenseProduct.create(new Float32Array(4), 2, 2))).toBe(
+      null,
+    );
+  });
+
+  describe('in a trained pipeline', () => {
+    const data = readNluYaml(
+      readFileSync(
+        join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'nlu', 'small-nlu.yml'),
+        'utf8',
+      ),
+      'small-nlu.yml',
+    ).data;
+    let model: TrainedNlu;
+    beforeAll(async () => {
+      model = await trainNlu(data, { language: 'en', pipeline: null }, { seed: 3 });
+    });
+
+    it('parse like the plain JS path (confidences within float rounding)', () => {
+      // A loaded copy builds its kernels afresh; the trained model is compared with itself.
+      const loaded = loadNlu(JSON.parse(JSON.stringify(model.toJSON())));
+      const texts = [
+        'book a flight from berlin to paris',
+        'hello there',
+        'fly me to new york tomorrow please',
+        ...data.examples.slice(0, 20).map((e) => e.text),
+      ];
+      for (const text of texts) {
+        const plain = withKernels(false, () => model.parse(text));
+        for (const m of [model, loaded]) {
+          const fast = withKernels(true, () => m.parse(text));
+          expect(fast.intent.name).toBe(plain.intent.name);
+          expect(fast.intent.confidence).toBeCloseTo(plain.intent.confidence, 5);
+          expect(fast.intent_ranking.map((r) => r.name)).toEqual(
+            plain.intent_ranking.map((r) => r.name),
+          );
+          expect(fast.entities.map((e) => [e.entity, e.start, e.end, e.role])).toEqual(
+            plain.entities.map((e) => [e.entity, e.start, e.end, e.role]),
+          );
+          fast.entities.forEach((e, i) => {
+            expect(e.confidence_entity).toBeCloseTo(plain.entities[i]!.confidence_entity!, 9);
+          });
+        }
+      }
+    });
+  });
+});
