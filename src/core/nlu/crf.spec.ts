@@ -117,7 +117,7 @@ describe('LinearChainCrf.decode', () => {
   );
 
   it.each([true, false])(
-    'gives exactly the plain JS results with the WebAssembly recursions (BILOU constraints %s)',
+    'gives the plain JS results with the WebAssembly kernels (BILOU constraints %s)',
     (constrained) => {
       for (let seed = 1; seed <= 20; seed++) {
         const crf = randomCrf(seed * 13, constrained);
@@ -130,7 +130,9 @@ describe('LinearChainCrf.decode', () => {
           nluKernels.enabled = false;
           const plain = crf.decode(features, true, base);
           nluKernels.enabled = true;
-          expect(fast).toEqual(plain);
+          // The recursions are bit-identical; exp differs from Math.exp by an ulp or two.
+          expect(fast.tags).toEqual(plain.tags);
+          fast.confidences.forEach((c, t) => expect(c).toBeCloseTo(plain.confidences[t]!, 13));
         }
       }
     },

@@ -120,6 +120,17 @@ export class LinearChainCrf {
     return out;
   }
 
+  private expBoundaryCache: { start: Float64Array; end: Float64Array } | null = null;
+
+  /** exp of the start and end scores (cached once training is over). */
+  private expBoundaries(): { start: Float64Array; end: Float64Array } {
+    if (this.expBoundaryCache && this.frozen) return this.expBoundaryCache;
+    const exp = (a: Float32Array): Float64Array => Float64Array.from(a, (v) => Math.exp(v));
+    const out = { start: exp(this.startScore), end: exp(this.endScore) };
+    if (this.frozen) this.expBoundaryCache = out;
+    return out;
+  }
+
   private expTransitions(): Float64Array {
     this.expCache ??= this.computeExpTransitions();
     return this.expCache;
@@ -321,16 +332,18 @@ export class LinearChainCrf {
     // Tag 0 is `O`: an all-O path needs no confidences.
     if (!withConfidence || first < 0) return { tags, confidences };
     const psi = kernel ? kernel.psi : buf.subarray(2 * size, 3 * size);
-    for (let t = 0; t < T; t++) {
+    if (kernel) kernel.expRows(T);
+    for (let t = 0; !kernel && t < T; t++) {
       const o = t * K;
       let max = -Infinity;
       for (let k = 0; k < K; k++) if (e[o + k]! > max) max = e[o + k]!;
       for (let k = 0; k < K; k++) psi[o + k] = Math.exp(e[o + k]! - max);
     }
+    const { start: expStart, end: expEnd } = this.expBoundaries();
     for (let k = 0; k < K; k++) {
-      psi[k] = cons.start[k] ? psi[k]! * Math.exp(this.startScore[k]!) : 0;
+      psi[k] = cons.start[k] ? psi[k]! * expStart[k]! : 0;
       const o = (T - 1) * K + k;
-      psi[o] = cons.end[k] ? psi[o]! * Math.exp(this.endScore[k]!) : 0;
+      psi[o] = cons.end[k] ? psi[o]! * expEnd[k]! : 0;
     }
     // Scaled forward–backward (each row normalised to sum 1 as it is made).
     const alpha = kernel ? kernel.alpha : buf.subarray(3 * size, 4 * size);
@@ -399,6 +412,7 @@ export class LinearChainCrf {
     this.expCache = null;
     this.packed = null;
     this.kernel = undefined;
+    this.expBoundaryCache = null;
     const rng = new Random(o.seed);
     const order = data.map((_, i) => i);
     const n = Math.max(1, data.length);
@@ -456,6 +470,7 @@ export class LinearChainCrf {
     this.expCache = null;
     this.packed = null;
     this.kernel = undefined;
+    this.expBoundaryCache = null;
   }
 
   toJSON(): Record<string, unknown> {

@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadNlu, trainNlu, type TrainedNlu } from 'src/core/nlu/pipeline';
 import { Random } from 'src/core/nlu/random';
-import { kernelsAvailable, nluKernels, SparseDenseProduct } from 'src/core/nlu/wasm/kernels';
+import {
+  CrfKernel,
+  kernelsAvailable,
+  nluKernels,
+  SparseDenseProduct,
+} from 'src/core/nlu/wasm/kernels';
 import { KERNELS_WASM_BASE64 } from 'src/core/nlu/wasm/kernels-wasm';
 import { readNluYaml } from 'src/core/training-data/nlu-yaml-reader';
 import wabt from 'wabt';
@@ -61,6 +66,33 @@ describe('WebAssembly kernels', () => {
     const out = new Float64Array(width).fill(NaN);
     product.run(n, out);
     for (let j = 0; j < width; j++) expect(out[j]).toBeCloseTo(expected[j]!, 5);
+  });
+
+  it('CrfKernel.expRows matches Math.exp of each row minus its maximum (within 2 ulp above -708)', () => {
+    const K = 5;
+    const kernel = CrfKernel.create(K, [], []);
+    if (!kernel) throw new Error('kernels unavailable');
+    const rng = new Random(9);
+    const values = [0, -1e-300, -0.5, -0.34657359, 0.34657359, -1, -20.25, -700, -708.5, -744];
+    for (let i = 0; values.length < 7 * K; i++) values.push((rng.next() - 0.5) * 80);
+    const T = values.length / K;
+    kernel.e.set(values);
+    kernel.expRows(T);
+    for (let t = 0; t < T; t++) {
+      const row = values.slice(t * K, (t + 1) * K);
+      const max = Math.max(...row);
+      row.forEach((v, k) => {
+        const expected = Math.exp(v - max);
+        const got = kernel.psi[t * K + k]!;
+        if (v - max < -708) {
+          // clamped: a tiny normal number instead of a subnormal (or 0)
+          expect(got).toBeGreaterThanOrEqual(expected);
+          expect(got).toBeLessThan(3.4e-308);
+          return;
+        }
+        expect(Math.abs(got - expected)).toBeLessThanOrEqual(4.5e-16 * expected);
+      });
+    }
   });
 
   it('switched off, create() gives null (the callers use their JS path)', () => {

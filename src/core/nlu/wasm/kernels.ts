@@ -136,6 +136,7 @@ type Forward = (
   groups: number,
   ng: number,
 ) => void;
+type ExpRows = (T: number, K: number, e: number, psi: number) => void;
 type Backward = (
   T: number,
   first: number,
@@ -169,7 +170,12 @@ export class CrfKernel {
       'e' | 'score' | 'psi' | 'alpha' | 'beta' | 'back' | 'gath' | 'fwd' | 'bwd' | 'nf' | 'nb',
       number
     >,
-    private readonly fns: { viterbi: Viterbi; forward: Forward; backward: Backward },
+    private readonly fns: {
+      viterbi: Viterbi;
+      forward: Forward;
+      backward: Backward;
+      expRows: ExpRows;
+    },
     memory: WasmMemory,
   ) {
     const n = capacity * K;
@@ -208,7 +214,8 @@ export class CrfKernel {
       });
     const fPlaces = place(forward);
     const bPlaces = place(backward);
-    const rows = 8 * capacity * K;
+    // (16 bytes of padding after each: the exp kernel works on pairs of values)
+    const rows = 8 * capacity * K + 16;
     const at = {
       fwd,
       bwd,
@@ -272,6 +279,7 @@ export class CrfKernel {
         viterbi: x['viterbi'] as Viterbi,
         forward: x['forward'] as Forward,
         backward: x['backward'] as Backward,
+        expRows: x['expRows'] as ExpRows,
       },
       memory,
     );
@@ -281,6 +289,15 @@ export class CrfKernel {
   viterbi(T: number): void {
     const a = this.at;
     this.fns.viterbi(T, this.K, a.e, a.score, a.back, a.gath, a.fwd, a.nf);
+  }
+
+  /**
+   * psi[t][k] = exp(e[t][k] − maxₖ e[t][k]) for t < T, with a vectorised exp within 2 ulp of
+   * Math.exp (so marginals equal the JS path's to ~1e-15).
+   */
+  expRows(T: number): void {
+    const a = this.at;
+    this.fns.expRows(T, this.K, a.e, a.psi);
   }
 
   /** Scaled forward rows 1..last (row 0 of `alpha` set and normalised by the caller). */
