@@ -340,6 +340,26 @@ export class DIETClassifier implements NluComponent {
     const words = message.tokens.map((t) => t.text.toLowerCase());
     const n = words.length;
     const bias = this.contextIndex.get('bias');
+    const tagger = this.tagger;
+    if (partials && tagger) {
+      // The context features' emission scores go straight into the partials: a one-hot column
+      // contributes its emission row, cached per word and offset.
+      const K = tagger.entityTagCount;
+      if (bias !== undefined && this.biasEmission === undefined) {
+        this.biasEmission = this.contextEmission(width + bias);
+      }
+      const biasRow = bias === undefined ? null : (this.biasEmission ?? null);
+      for (let i = 0; i < n; i++) {
+        if (biasRow) addInto(partials, i * K, biasRow, K);
+        for (let q = 0; q < CONTEXT_OFFSETS.length; q++) {
+          const d = CONTEXT_OFFSETS[q]!;
+          const w = i + d < 0 ? '<BOS>' : i + d >= n ? '<EOS>' : words[i + d]!;
+          const row = this.contextEmissions(w, width)[q];
+          if (row) addInto(partials, i * K, row, K);
+        }
+      }
+      return rows;
+    }
     for (let i = 0; i < n; i++) {
       const row = rows[i];
       if (!row) continue;
@@ -546,6 +566,25 @@ export class DIETClassifier implements NluComponent {
     const pre = this.preScratch;
     product.run(n, pre);
     return model.predictFromFirstLayer(pre);
+  }
+
+  /** Entity emission scores of one (one-hot) token feature column. */
+  private contextEmission(column: number): Float64Array | null {
+    return this.tagger ? this.tagger.rowEmission([column], [1]) : null;
+  }
+
+  private readonly contextEmissionCache = new Map<string, Array<Float64Array | null>>();
+  private biasEmission: Float64Array | null | undefined;
+
+  /** Per CONTEXT_OFFSETS position: the emission scores of a (lower-cased) word there, if known. */
+  private contextEmissions(word: string, width: number): Array<Float64Array | null> {
+    let rows = this.contextEmissionCache.get(word);
+    if (!rows) {
+      const cols = this.contextColumns(word);
+      rows = Array.from(cols, (col) => (col >= 0 ? this.contextEmission(width + col) : null));
+      if (this.contextEmissionCache.size < 50000) this.contextEmissionCache.set(word, rows);
+    }
+    return rows;
   }
 
   /** Context feature columns of a (lower-cased) word at each CONTEXT_OFFSETS position. */
