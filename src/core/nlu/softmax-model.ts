@@ -89,7 +89,12 @@ export class SoftmaxModel {
    */
   firstLayerProduct(): SparseDenseProduct | null {
     if (this.product === undefined) {
-      this.product = SparseDenseProduct.create(this.w1, this.inputDim, this.firstLayerWidth);
+      this.product = SparseDenseProduct.create(
+        this.w1,
+        this.inputDim,
+        this.firstLayerWidth,
+        this.hidden > 0 ? { bias: this.b1, next: this.w2, outputs: this.classes } : null,
+      );
     }
     return this.product;
   }
@@ -120,6 +125,23 @@ export class SoftmaxModel {
       this.outputFromHidden(pre, probs);
     } else {
       for (let c = 0; c < this.classes; c++) probs[c] = pre[c]! + this.b1[c]!;
+    }
+    softmaxInPlace(probs);
+    return probs;
+  }
+
+  /**
+   * Class probabilities from firstLayerProduct() once the caller has filled its input
+   * (`n` entries): predictFromFirstLayer without leaving WebAssembly between the layers.
+   */
+  predictFromProduct(product: SparseDenseProduct, n: number): Float64Array {
+    const probs = new Float64Array(this.classes);
+    if (this.hidden > 0) {
+      product.runHidden(n, probs);
+      for (let c = 0; c < this.classes; c++) probs[c] = probs[c]! + this.b2[c]!;
+    } else {
+      product.run(n, probs);
+      for (let c = 0; c < this.classes; c++) probs[c] = probs[c]! + this.b1[c]!;
     }
     softmaxInPlace(probs);
     return probs;

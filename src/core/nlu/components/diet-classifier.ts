@@ -563,9 +563,7 @@ export class DIETClassifier implements NluComponent {
       }
       offset += dim;
     }
-    const pre = this.preScratch;
-    product.run(n, pre);
-    return model.predictFromFirstLayer(pre);
+    return model.predictFromProduct(product, n);
   }
 
   /** Entity emission scores of one (one-hot) token feature column. */

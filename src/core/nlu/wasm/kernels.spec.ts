@@ -68,6 +68,39 @@ describe('WebAssembly kernels', () => {
     for (let j = 0; j < width; j++) expect(out[j]).toBeCloseTo(expected[j]!, 5);
   });
 
+  it.each([
+    [128, 2],
+    [20, 7],
+    [6, 150],
+  ])(
+    'SparseDenseProduct.runHidden (%i hidden, %i outputs) equals bias, ReLU and the next layer',
+    (H, C) => {
+      const rng = new Random(H + 7 * C);
+      const rows = 40;
+      const w1 = Float32Array.from({ length: rows * H }, () => rng.next() * 2 - 1);
+      const bias = Float32Array.from({ length: H }, () => rng.next() - 0.5);
+      const next = Float32Array.from({ length: H * C }, () => rng.next() * 2 - 1);
+      const product = SparseDenseProduct.create(w1, rows, H, { bias, next, outputs: C });
+      if (!product) throw new Error('kernels unavailable');
+      const n = 12;
+      const pre = new Float64Array(H);
+      for (let i = 0; i < n; i++) {
+        const col = (i * 7) % rows;
+        product.cols[i] = col;
+        product.vals[i] = rng.next();
+        for (let j = 0; j < H; j++) pre[j] = pre[j]! + product.vals[i]! * w1[col * H + j]!;
+      }
+      const expected = new Float64Array(C);
+      for (let j = 0; j < H; j++) {
+        const h = Math.max(0, pre[j]! + bias[j]!);
+        for (let c = 0; c < C; c++) expected[c] = expected[c]! + h * next[j * C + c]!;
+      }
+      const out = new Float64Array(C).fill(NaN);
+      product.runHidden(n, out);
+      for (let c = 0; c < C; c++) expect(out[c]).toBeCloseTo(expected[c]!, 4);
+    },
+  );
+
   it('CrfKernel.expRows matches Math.exp of each row minus its maximum (within 2 ulp above -708)', () => {
     const K = 5;
     const kernel = CrfKernel.create(K, [], []);

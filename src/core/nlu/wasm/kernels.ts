@@ -50,61 +50,160 @@ export function kernelsAvailable(): boolean {
   return nluKernels.enabled && kernelsModule() !== null;
 }
 
+type Mlp = (
+  w1: number,
+  stride1: number,
+  cols: number,
+  vals: number,
+  n: number,
+  pre: number,
+  b1: number,
+  H: number,
+  w2: number,
+  stride2: number,
+  cols2: number,
+  vals2: number,
+  out: number,
+) => void;
+
+/** The hidden layer of a SparseDenseProduct: bias, ReLU, and the next layer's weights. */
+export interface HiddenLayer {
+  readonly bias: Float32Array;
+  /** width × outputs, row-major. */
+  readonly next: Float32Array;
+  readonly outputs: number;
+}
+
+const align16 = (x: number): number => (x + 15) & ~15;
+const stride4 = (x: number): number => (x + 3) & ~3;
+
 /**
  * A dense weight matrix (rows × width, f32) copied into its own WebAssembly memory, and the
  * product of a sparse row with it: out = Σᵢ vals[i] · W[cols[i]] (f32 SIMD, accumulated in f32,
  * so equal to the f64 JS loop up to float rounding, ~1e-6 relative). Callers fill `cols` and
- * `vals` (at most `rows` entries, each column in [0, rows)) and call `run`.
+ * `vals` (at most `rows` entries, each column in [0, rows)) and call `run`; with a hidden layer,
+ * `runHidden` goes on through bias, ReLU and the next layer.
  */
 export class SparseDenseProduct {
   readonly cols: Int32Array;
   readonly vals: Float32Array;
   private readonly out: Float32Array;
+  private readonly out2: Float32Array | null;
 
   private constructor(
     readonly rows: number,
     readonly width: number,
-    private readonly stride: number,
-    private readonly gather: GatherRows,
-    private readonly offsets: { cols: number; vals: number; out: number },
+    private readonly outputs: number,
+    private readonly at: Record<
+      'stride' | 'cols' | 'vals' | 'out' | 'b1' | 'w2' | 'stride2' | 'cols2' | 'vals2' | 'out2',
+      number
+    >,
+    private readonly fns: { gather: GatherRows; mlp: Mlp },
     memory: WasmMemory,
   ) {
-    this.cols = new Int32Array(memory.buffer, offsets.cols, rows);
-    this.vals = new Float32Array(memory.buffer, offsets.vals, rows);
-    this.out = new Float32Array(memory.buffer, offsets.out, stride);
+    this.cols = new Int32Array(memory.buffer, at.cols, rows);
+    this.vals = new Float32Array(memory.buffer, at.vals, rows);
+    this.out = new Float32Array(memory.buffer, at.out, at.stride);
+    this.out2 = at.w2 ? new Float32Array(memory.buffer, at.out2, at.stride2) : null;
   }
 
   /** null where WebAssembly SIMD is missing or the kernels are switched off. */
-  static create(weights: Float32Array, rows: number, width: number): SparseDenseProduct | null {
+  static create(
+    weights: Float32Array,
+    rows: number,
+    width: number,
+    hidden: HiddenLayer | null = null,
+  ): SparseDenseProduct | null {
     const module = kernelsAvailable() ? kernelsModule() : null;
     if (!module || typeof WebAssembly !== 'object' || rows <= 0 || width <= 0) return null;
-    const stride = (width + 3) & ~3;
-    const wBytes = rows * stride * 4;
-    const cols = wBytes;
-    const vals = cols + rows * 4;
-    const out = (vals + rows * 4 + 15) & ~15;
-    const total = out + stride * 4;
+    const stride = stride4(width);
+    const stride2 = hidden ? stride4(hidden.outputs) : 0;
+    const at = {
+      stride,
+      stride2,
+      cols: 0,
+      vals: 0,
+      out: 0,
+      b1: 0,
+      w2: 0,
+      cols2: 0,
+      vals2: 0,
+      out2: 0,
+    };
+    // the first layer's weights at 0, then the buffers (byte offsets)
+    at.cols = rows * stride * 4;
+    at.vals = at.cols + rows * 4;
+    at.out = align16(at.vals + rows * 4);
+    let total = at.out + stride * 4;
+    if (hidden) {
+      at.b1 = total;
+      at.w2 = align16(at.b1 + stride * 4);
+      at.cols2 = at.w2 + width * stride2 * 4;
+      at.vals2 = at.cols2 + width * 4;
+      at.out2 = align16(at.vals2 + width * 4);
+      total = at.out2 + stride2 * 4;
+    }
     if (total > 0x7fff0000) return null;
     const memory = new WebAssembly.Memory({ initial: Math.ceil(total / PAGE) });
-    const w = new Float32Array(memory.buffer, 0, rows * stride);
-    if (stride === width) {
-      w.set(weights.subarray(0, rows * width));
-    } else {
-      for (let r = 0; r < rows; r++) {
-        w.set(weights.subarray(r * width, (r + 1) * width), r * stride);
+    const copyRows = (
+      src: Float32Array,
+      n: number,
+      w: number,
+      ws: number,
+      offset: number,
+    ): void => {
+      const dst = new Float32Array(memory.buffer, offset, n * ws);
+      if (ws === w) {
+        dst.set(src.subarray(0, n * w));
+        return;
       }
+      for (let r = 0; r < n; r++) dst.set(src.subarray(r * w, (r + 1) * w), r * ws);
+    };
+    copyRows(weights, rows, width, stride, 0);
+    if (hidden) {
+      new Float32Array(memory.buffer, at.b1, width).set(hidden.bias.subarray(0, width));
+      copyRows(hidden.next, width, hidden.outputs, stride2, at.w2);
     }
     const instance = new WebAssembly.Instance(module, { env: { memory } });
-    const gather = instance.exports['gatherRows'] as GatherRows;
-    return new SparseDenseProduct(rows, width, stride, gather, { cols, vals, out }, memory);
+    const fns = {
+      gather: instance.exports['gatherRows'] as GatherRows,
+      mlp: instance.exports['mlp'] as Mlp,
+    };
+    return new SparseDenseProduct(rows, width, hidden?.outputs ?? 0, at, fns, memory);
   }
 
   /** target[0..width) = Σ_{i<n} vals[i] · W[cols[i]]. */
   run(n: number, target: Float64Array): void {
-    const o = this.offsets;
-    this.gather(0, this.stride, o.cols, o.vals, n, o.out);
+    const a = this.at;
+    this.fns.gather(0, a.stride, a.cols, a.vals, n, a.out);
     const out = this.out;
     for (let j = 0; j < this.width; j++) target[j] = out[j]!;
+  }
+
+  /**
+   * With a hidden layer: target[0..outputs) = Σⱼ relu(preⱼ + biasⱼ) · next[j], where pre is
+   * run's sum (f32 throughout; the caller adds the output bias).
+   */
+  runHidden(n: number, target: Float64Array): void {
+    const a = this.at;
+    const out2 = this.out2;
+    if (!out2) throw new Error('SparseDenseProduct: no hidden layer');
+    this.fns.mlp(
+      0,
+      a.stride,
+      a.cols,
+      a.vals,
+      n,
+      a.out,
+      a.b1,
+      this.width,
+      a.w2,
+      a.stride2,
+      a.cols2,
+      a.vals2,
+      a.out2,
+    );
+    for (let c = 0; c < this.outputs; c++) target[c] = out2[c]!;
   }
 }
 

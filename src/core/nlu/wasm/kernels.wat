@@ -9,7 +9,7 @@
   ;; w: f32 rows of `stride` values (stride a multiple of 4, rows padded with zeros);
   ;; cols: i32, vals: f32, out: f32. Accumulates in f32, 16 columns of the output at a time
   ;; (4 vector registers), then 4 at a time for the rest.
-  (func (export "gatherRows")
+  (func $gatherRows (export "gatherRows")
     (param $w i32) (param $stride i32) (param $cols i32) (param $vals i32) (param $n i32)
     (param $out i32)
     (local $j i32) (local $i i32) (local $row i32) (local $v v128) (local $bytes i32)
@@ -80,6 +80,34 @@
         (v128.store (i32.add (local.get $out) (i32.shl (local.get $j) (i32.const 2))) (local.get $a0))
         (local.set $j (i32.add (local.get $j) (i32.const 4)))
         (br $chunk4))))
+
+;; A one-hidden-layer network on a sparse input: pre = gatherRows(w1, cols, vals), then the
+  ;; units with relu(pre + b1) > 0 as a second sparse input (cols2/vals2, f32) of w2 (H rows of
+  ;; stride2 f32): out = Σ_j relu_j · w2[j] (without the output bias).
+  (func (export "mlp")
+    (param $w1 i32) (param $stride1 i32) (param $cols i32) (param $vals i32) (param $n i32)
+    (param $pre i32) (param $b1 i32) (param $H i32)
+    (param $w2 i32) (param $stride2 i32) (param $cols2 i32) (param $vals2 i32) (param $out i32)
+    (local $j i32) (local $n2 i32) (local $v f32)
+    (call $gatherRows (local.get $w1) (local.get $stride1) (local.get $cols) (local.get $vals)
+      (local.get $n) (local.get $pre))
+    (block $done (loop $loop
+      (br_if $done (i32.ge_s (local.get $j) (local.get $H)))
+      (local.set $v (f32.add
+        (f32.load (i32.add (local.get $pre) (i32.shl (local.get $j) (i32.const 2))))
+        (f32.load (i32.add (local.get $b1) (i32.shl (local.get $j) (i32.const 2))))))
+      (if (f32.gt (local.get $v) (f32.const 0))
+        (then
+          (i32.store (i32.add (local.get $cols2) (i32.shl (local.get $n2) (i32.const 2)))
+            (local.get $j))
+          (f32.store (i32.add (local.get $vals2) (i32.shl (local.get $n2) (i32.const 2)))
+            (local.get $v))
+          (local.set $n2 (i32.add (local.get $n2) (i32.const 1)))))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br $loop)))
+    (call $gatherRows (local.get $w2) (local.get $stride2) (local.get $cols2) (local.get $vals2)
+      (local.get $n2) (local.get $out))
+  )
 
   ;; ---- Linear-chain CRF decoding (src/core/nlu/crf.ts), over tag groups --------------------
   ;; A group (32-byte header at $groups + 32·g) is a set of tags that share one list of
