@@ -132,6 +132,8 @@ export class CountVectorsFeaturizer implements NluComponent {
   private readonly oovWords: Set<string>;
   private readonly cache = new Map<string, SparseVector>();
   private readonly tokenCache = new Map<string, string>();
+  /** Raw token text → its row, where a row depends on the token alone (see process). */
+  private readonly rawCache = new Map<string, SparseVector>();
 
   constructor(
     readonly config: CountVectorsConfig,
@@ -244,12 +246,28 @@ export class CountVectorsFeaturizer implements NluComponent {
       });
       return;
     }
-    const tokens = this.tokensOf(message, training);
-    const seq = tokens.map((t) => this.vectorize(t));
     const summed = !(
       (this.config.analyzer === 'word' && this.config.max_ngram > 1) ||
       this.config.analyzer === 'char'
     );
+    if (summed && !training && (this.config.analyzer !== 'word' || !this.config.OOV_token)) {
+      // Each row depends on its token's text alone: one lookup per token, by the raw text.
+      const raw = message.tokens;
+      const seq: SparseVector[] = [];
+      for (let i = 0; i < raw.length; i++) {
+        const text = raw[i]!.text;
+        let row = this.rawCache.get(text);
+        if (!row) {
+          row = this.vectorize(this.processToken(text));
+          if (this.rawCache.size < 50000) this.rawCache.set(text, row);
+        }
+        seq.push(row);
+      }
+      message.features.push(new SummedRowsBlock(this.name, this.vocabulary.length, seq));
+      return;
+    }
+    const tokens = this.tokensOf(message, training);
+    const seq = tokens.map((t) => this.vectorize(t));
     if (!summed) {
       const sentence = this.vectorize(tokens.join(' '));
       message.features.push({ featurizer: this.name, dim: this.vocabulary.length, seq, sentence });
