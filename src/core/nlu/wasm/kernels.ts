@@ -45,6 +45,20 @@ function kernelsModule(): object | null {
   return compiled;
 }
 
+/**
+ * A memory of at least `bytes`, or null when the runtime cannot reserve one (each WebAssembly
+ * memory takes a large virtual address range; with very many models alive it can run out, and
+ * the models then parse with their JS paths).
+ */
+function newMemory(bytes: number): WasmMemory | null {
+  if (typeof WebAssembly !== 'object') return null;
+  try {
+    return new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
+  } catch {
+    return null;
+  }
+}
+
 /** Whether the kernels can run here (and are enabled). */
 export function kernelsAvailable(): boolean {
   return nluKernels.enabled && kernelsModule() !== null;
@@ -144,7 +158,8 @@ export class SparseDenseProduct {
       total = at.out2 + stride2 * 4;
     }
     if (total > 0x7fff0000) return null;
-    const memory = new WebAssembly.Memory({ initial: Math.ceil(total / PAGE) });
+    const memory = newMemory(total);
+    if (!memory) return null;
     const copyRows = (
       src: Float32Array,
       n: number,
@@ -335,7 +350,8 @@ export class CrfKernel {
     at.beta = at.alpha + rows;
     at.back = at.beta + rows;
     const total = at.back + 4 * capacity * K;
-    const memory = new WebAssembly.Memory({ initial: Math.ceil(total / PAGE) });
+    const memory = newMemory(total);
+    if (!memory) return null;
     const i32 = new Int32Array(memory.buffer);
     const f64 = new Float64Array(memory.buffer);
     const write = (
