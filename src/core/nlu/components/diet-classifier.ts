@@ -23,7 +23,11 @@ import {
   stateRecord,
   stateStrings,
 } from 'src/core/nlu/sparse';
-import { nluKernels, type SparseDenseProduct } from 'src/core/nlu/wasm/kernels';
+import {
+  nluKernels,
+  type SentenceAssembly,
+  type SparseDenseProduct,
+} from 'src/core/nlu/wasm/kernels';
 import { baseIntent } from 'src/core/training-data/nlu-training-data';
 
 /** Parameters shared by DIETClassifier and ResponseSelector. */
@@ -499,6 +503,11 @@ export class DIETClassifier implements NluComponent {
     model: SoftmaxModel,
     product: SparseDenseProduct,
   ): Float64Array {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const n = this.assembleInKernel(message, product.assembly);
+      if (n >= 0) return model.predictFromProduct(product, n);
+      product.assembly.reset();
+    }
     const cols = product.cols;
     const vals = product.vals;
     const inputDim = product.rows;
@@ -564,6 +573,35 @@ export class DIETClassifier implements NluComponent {
       offset += dim;
     }
     return model.predictFromProduct(product, n);
+  }
+
+  /**
+   * predictWithProduct's input, assembled in the kernel from the token rows (the featurizers'
+   * shared rows are stored there once): the number of inputs, or -1 when the kernel's row store
+   * is full.
+   */
+  private assembleInKernel(message: NluMessage, asm: SentenceAssembly): number {
+    asm.begin();
+    let offset = 0;
+    for (let b = 0; b < this.layout.length; b++) {
+      const dim = this.layout[b]!;
+      const block = message.features[b];
+      const scale = this.blockScale ? (this.blockScale[b] ?? 1) : 1;
+      if (!block || block.dim !== dim || scale <= 0) {
+        offset += dim;
+        continue;
+      }
+      if (block.sentenceIsSum !== true && block.sentence !== null) {
+        if (!asm.row(b, block.sentence, false)) return -1;
+      } else {
+        const shared = SHARED_ROW_FEATURIZERS.has(block.featurizer);
+        const seq = block.seq;
+        for (let t = 0; t < seq.length; t++) if (!asm.row(b, seq[t]!, shared)) return -1;
+      }
+      if (!asm.closeBlock(offset, scale)) return -1;
+      offset += dim;
+    }
+    return asm.finish();
   }
 
   /** Entity emission scores of one (one-hot) token feature column. */

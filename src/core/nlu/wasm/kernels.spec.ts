@@ -101,6 +101,75 @@ describe('WebAssembly kernels', () => {
     },
   );
 
+  describe('SentenceAssembly', () => {
+    /** The JS definition: per block sqrt(Σ |v| per column) · scale / sqrt(Σ |v|). */
+    function expected(
+      blocks: Array<{
+        offset: number;
+        scale: number;
+        rows: Array<{ idx: number[]; val: number[] }>;
+      }>,
+    ): Map<number, number> {
+      const out = new Map<number, number>();
+      for (const b of blocks) {
+        const sums = new Map<number, number>();
+        let total = 0;
+        for (const r of b.rows) {
+          r.idx.forEach((i, k) => {
+            const c = Math.abs(r.val[k]!);
+            total += c;
+            sums.set(i, (sums.get(i) ?? 0) + c);
+          });
+        }
+        for (const [i, c] of sums) {
+          if (c > 0) {
+            out.set(b.offset + i, Math.fround((Math.sqrt(c) * b.scale) / Math.sqrt(total)));
+          }
+        }
+      }
+      return out;
+    }
+
+    it('builds the summed, damped, normalised input from shared and one-off rows', () => {
+      const weights = new Float32Array(30 * 4).fill(1);
+      const product = SparseDenseProduct.create(weights, 30, 4);
+      if (!product) throw new Error('kernels unavailable');
+      const asm = product.assembly;
+      const shared = { idx: [1, 4, 7], val: [1, 2, 1] };
+      const blocks = [
+        { offset: 0, scale: 1, rows: [shared, { idx: [4, 9], val: [3, 0] }, shared] },
+        { offset: 12, scale: 0.5, rows: [{ idx: [0, 5], val: [-2, 1] }] },
+      ];
+      for (let round = 0; round < 3; round++) {
+        asm.begin();
+        blocks.forEach((b, bi) => {
+          for (const r of b.rows) expect(asm.row(bi, r, r === shared)).toBe(true);
+          expect(asm.closeBlock(b.offset, b.scale)).toBe(true);
+        });
+        const n = asm.finish();
+        const got = new Map<number, number>();
+        for (let i = 0; i < n; i++) got.set(product.cols[i]!, product.vals[i]!);
+        expect(got).toEqual(expected(blocks));
+      }
+    });
+
+    it('reports a full row store, and starts over after reset()', () => {
+      const product = SparseDenseProduct.create(new Float32Array(50 * 4), 50, 4, null, 64);
+      if (!product) throw new Error('kernels unavailable');
+      const asm = product.assembly;
+      const rows = Array.from({ length: 5 }, (_, i) => ({ idx: [i, i + 10], val: [1, 1] }));
+      asm.begin();
+      // 24 bytes a row: two fit in 64
+      expect(rows.slice(0, 2).map((r) => asm.row(0, r, true))).toEqual([true, true]);
+      expect(asm.row(0, rows[2]!, true)).toBe(false);
+      asm.reset();
+      asm.begin();
+      expect(asm.row(0, rows[2]!, true)).toBe(true);
+      expect(asm.closeBlock(0, 1)).toBe(true);
+      expect(asm.finish()).toBe(2);
+    });
+  });
+
   it('CrfKernel.expRows matches Math.exp of each row minus its maximum (within 2 ulp above -708)', () => {
     const K = 5;
     const kernel = CrfKernel.create(K, [], []);
@@ -146,6 +215,25 @@ describe('WebAssembly kernels', () => {
     beforeAll(async () => {
       model = await trainNlu(data, { language: 'en', pipeline: null }, { seed: 3 });
     });
+
+    it.each([64, 4096])(
+      'parse the same with a row store of %i bytes (full: starts over, or falls back to JS)',
+      (bytes) => {
+        const before = nluKernels.rowStoreBytes;
+        nluKernels.rowStoreBytes = bytes;
+        const small = loadNlu(JSON.parse(JSON.stringify(model.toJSON())));
+        try {
+          for (const e of [...data.examples, ...data.examples]) {
+            const got = small.parse(e.text);
+            const plain = withKernels(false, () => model.parse(e.text));
+            expect(got.intent.name).toBe(plain.intent.name);
+            expect(got.intent.confidence).toBeCloseTo(plain.intent.confidence, 5);
+          }
+        } finally {
+          nluKernels.rowStoreBytes = before;
+        }
+      },
+    );
 
     it('parse like the plain JS path (confidences within float rounding)', () => {
       // A loaded copy builds its kernels afresh; the trained model is compared with itself.

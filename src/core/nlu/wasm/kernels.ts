@@ -1,3 +1,4 @@
+import { type SparseVector } from 'src/core/nlu/message';
 import { KERNELS_WASM_BASE64 } from 'src/core/nlu/wasm/kernels-wasm';
 
 /** The part of the WebAssembly API used here (not in the project's type libraries). */
@@ -29,7 +30,11 @@ let compiled: object | null | undefined;
  * SIMD). Tests and benches switch it off to compare with the plain JS path; a model checks it
  * when it builds its kernels (at its first parse).
  */
-export const nluKernels = { enabled: true };
+export const nluKernels = {
+  enabled: true,
+  /** Size of a SparseDenseProduct's store of token rows (SentenceAssembly), for new products. */
+  rowStoreBytes: 2 << 20,
+};
 
 function kernelsModule(): object | null {
   if (compiled !== undefined) return compiled;
@@ -114,6 +119,8 @@ export class SparseDenseProduct {
     >,
     private readonly fns: { gather: GatherRows; mlp: Mlp },
     memory: WasmMemory,
+    /** Builds the input (cols/vals) from token rows inside the kernel (see SentenceAssembly). */
+    readonly assembly: SentenceAssembly,
   ) {
     this.cols = new Int32Array(memory.buffer, at.cols, rows);
     this.vals = new Float32Array(memory.buffer, at.vals, rows);
@@ -127,6 +134,7 @@ export class SparseDenseProduct {
     rows: number,
     width: number,
     hidden: HiddenLayer | null = null,
+    arenaBytes = nluKernels.rowStoreBytes,
   ): SparseDenseProduct | null {
     const module = kernelsAvailable() ? kernelsModule() : null;
     if (!module || typeof WebAssembly !== 'object' || rows <= 0 || width <= 0) return null;
@@ -157,6 +165,22 @@ export class SparseDenseProduct {
       at.out2 = align16(at.vals2 + width * 4);
       total = at.out2 + stride2 * 4;
     }
+    const asm = {
+      acc: align16(total),
+      touched: 0,
+      blocks: 0,
+      rows: 0,
+      temp: 0,
+      arena: 0,
+      end: 0,
+    };
+    asm.touched = asm.acc + 8 * rows;
+    asm.blocks = align16(asm.touched + 4 * rows);
+    asm.rows = asm.blocks + 24 * SentenceAssembly.maxBlocks;
+    asm.temp = asm.rows + 8 * SentenceAssembly.maxRows;
+    asm.arena = asm.temp + SentenceAssembly.tempBytes;
+    asm.end = asm.arena + arenaBytes;
+    total = asm.end;
     if (total > 0x7fff0000) return null;
     const memory = newMemory(total);
     if (!memory) return null;
@@ -184,7 +208,13 @@ export class SparseDenseProduct {
       gather: instance.exports['gatherRows'] as GatherRows,
       mlp: instance.exports['mlp'] as Mlp,
     };
-    return new SparseDenseProduct(rows, width, hidden?.outputs ?? 0, at, fns, memory);
+    const assembly = new SentenceAssembly(
+      memory,
+      asm,
+      { cols: at.cols, vals: at.vals, inputDim: rows },
+      instance.exports['assemble'] as Assemble,
+    );
+    return new SparseDenseProduct(rows, width, hidden?.outputs ?? 0, at, fns, memory, assembly);
   }
 
   /** target[0..width) = Σ_{i<n} vals[i] · W[cols[i]]. */
@@ -219,6 +249,134 @@ export class SparseDenseProduct {
       a.out2,
     );
     for (let c = 0; c < this.outputs; c++) target[c] = out2[c]!;
+  }
+}
+
+type Assemble = (
+  blocks: number,
+  nb: number,
+  rows: number,
+  acc: number,
+  touched: number,
+  cols: number,
+  vals: number,
+  inputDim: number,
+) => number;
+
+/**
+ * The input of a SparseDenseProduct assembled from token rows in the kernel (the kernels'
+ * `assemble`): per block, the rows' values summed per column, each column's sqrt(sum) times
+ * scale / sqrt(total) (DIET's sentence input, see predictWithProduct). Rows that are shared
+ * objects (the featurizers' cached rows) are copied into the kernel's memory once and found
+ * again by identity; other rows are copied per parse. When the row store is full it starts over
+ * (the caller retries the message once).
+ */
+export class SentenceAssembly {
+  static readonly maxBlocks = 64;
+  static readonly maxRows = 8192;
+  static readonly tempBytes = 1 << 18;
+  private readonly f64: Float64Array;
+  private readonly i32: Int32Array;
+  private caches: Array<WeakMap<SparseVector, number> | undefined> = [];
+  private top: number;
+  private tempTop = 0;
+  private rowCount = 0;
+  private blockCount = 0;
+  private blockStart = 0;
+
+  constructor(
+    memory: WasmMemory,
+    private readonly at: Record<
+      'acc' | 'touched' | 'blocks' | 'rows' | 'temp' | 'arena' | 'end',
+      number
+    >,
+    private readonly target: { cols: number; vals: number; inputDim: number },
+    private readonly assemble: Assemble,
+  ) {
+    this.f64 = new Float64Array(memory.buffer);
+    this.i32 = new Int32Array(memory.buffer);
+    this.top = at.arena;
+  }
+
+  /** Starts a message's input. */
+  begin(): void {
+    this.rowCount = 0;
+    this.blockCount = 0;
+    this.blockStart = 0;
+    this.tempTop = this.at.temp;
+  }
+
+  /**
+   * Adds a row to the current block (`cache` = the row object is shared and immutable, keyed
+   * per `block`); false when there is no room (then reset() and start the message again).
+   */
+  row(block: number, row: SparseVector, cache: boolean): boolean {
+    const len = row.idx.length;
+    if (len === 0) return true;
+    if (this.rowCount >= SentenceAssembly.maxRows) return false;
+    let map = cache ? this.caches[block] : undefined;
+    if (cache && !map) map = this.caches[block] = new WeakMap();
+    let ptr = map?.get(row);
+    if (ptr === undefined) {
+      const bytes = (12 * len + 7) & ~7;
+      if (map) {
+        if (this.top + bytes > this.at.end) return false;
+        ptr = this.top;
+        this.top += bytes;
+        map.set(row, ptr);
+      } else {
+        if (this.tempTop + bytes > this.at.arena) return false;
+        ptr = this.tempTop;
+        this.tempTop += bytes;
+      }
+      const f = ptr >> 3;
+      const c = (ptr + 8 * len) >> 2;
+      const { idx, val } = row;
+      for (let k = 0; k < len; k++) {
+        this.f64[f + k] = val[k]!;
+        this.i32[c + k] = idx[k]!;
+      }
+    }
+    const r = (this.at.rows >> 2) + 2 * this.rowCount;
+    this.i32[r] = ptr;
+    this.i32[r + 1] = len;
+    this.rowCount += 1;
+    return true;
+  }
+
+  /** Closes the current block: its columns start at `offset`, its values are scaled by `scale`. */
+  closeBlock(offset: number, scale: number): boolean {
+    if (this.blockCount >= SentenceAssembly.maxBlocks) return false;
+    const h = this.at.blocks + 24 * this.blockCount;
+    this.i32[h >> 2] = this.blockStart;
+    this.i32[(h >> 2) + 1] = this.rowCount;
+    this.i32[(h >> 2) + 2] = offset;
+    this.f64[(h + 16) >> 3] = scale;
+    this.blockCount += 1;
+    this.blockStart = this.rowCount;
+    return true;
+  }
+
+  /** Writes the product's cols/vals; returns how many. */
+  finish(): number {
+    const a = this.at;
+    const t = this.target;
+    return this.assemble(
+      a.blocks,
+      this.blockCount,
+      a.rows,
+      a.acc,
+      a.touched,
+      t.cols,
+      t.vals,
+      t.inputDim,
+    );
+  }
+
+  /** Forgets every stored row (the store was full). */
+  reset(): void {
+    this.caches = [];
+    this.top = this.at.arena;
   }
 }
 

@@ -109,6 +109,81 @@
       (local.get $n2) (local.get $out))
   )
 
+;; The sentence input of a classifier from token rows (see DIETClassifier.predictWithProduct):
+  ;; per block (24-byte header at $blocks + 24·b: i32 first row, i32 end row, i32 column offset,
+  ;; pad, f64 scale) the rows' values are summed per column (|v|, zeros skipped) in $acc (f64,
+  ;; all 0 between calls), and each column becomes cols[n] = offset + column (if < $inputDim),
+  ;; vals[n] = f32(sqrt(sum) · scale / sqrt(total)), in first-occurrence order. A row is an
+  ;; (address, length) pair in $rows; at the address: length f64 values, then length i32 columns.
+  ;; Returns n.
+  (func (export "assemble")
+    (param $blocks i32) (param $nb i32) (param $rows i32) (param $acc i32) (param $touched i32)
+    (param $cols i32) (param $vals i32) (param $inputDim i32) (result i32)
+    (local $b i32) (local $hdr i32) (local $r i32) (local $end i32) (local $ptr i32)
+    (local $len i32) (local $k i32) (local $i i32) (local $m i32) (local $n i32) (local $a i32)
+    (local $c f64) (local $total f64) (local $f f64) (local $v f64) (local $col i32)
+    (block $bdone (loop $bloop
+      (br_if $bdone (i32.ge_s (local.get $b) (local.get $nb)))
+      (local.set $hdr (i32.add (local.get $blocks) (i32.mul (local.get $b) (i32.const 24))))
+      (local.set $r (i32.load offset=0 (local.get $hdr)))
+      (local.set $end (i32.load offset=4 (local.get $hdr)))
+      (local.set $total (f64.const 0))
+      (local.set $m (i32.const 0))
+      (block $rdone (loop $rloop
+        (br_if $rdone (i32.ge_s (local.get $r) (local.get $end)))
+        (local.set $ptr (i32.load (i32.add (local.get $rows) (i32.shl (local.get $r) (i32.const 3)))))
+        (local.set $len (i32.load offset=4
+          (i32.add (local.get $rows) (i32.shl (local.get $r) (i32.const 3)))))
+        (local.set $k (i32.const 0))
+        (block $kdone (loop $kloop
+          (br_if $kdone (i32.ge_s (local.get $k) (local.get $len)))
+          (local.set $c (f64.abs
+            (f64.load (i32.add (local.get $ptr) (i32.shl (local.get $k) (i32.const 3))))))
+          (if (f64.gt (local.get $c) (f64.const 0))
+            (then
+              (local.set $i (i32.load (i32.add
+                (i32.add (local.get $ptr) (i32.shl (local.get $len) (i32.const 3)))
+                (i32.shl (local.get $k) (i32.const 2)))))
+              (local.set $total (f64.add (local.get $total) (local.get $c)))
+              (local.set $a (i32.add (local.get $acc) (i32.shl (local.get $i) (i32.const 3))))
+              (local.set $v (f64.load (local.get $a)))
+              (if (f64.eq (local.get $v) (f64.const 0))
+                (then
+                  (i32.store (i32.add (local.get $touched) (i32.shl (local.get $m) (i32.const 2)))
+                    (local.get $i))
+                  (local.set $m (i32.add (local.get $m) (i32.const 1)))))
+              (f64.store (local.get $a) (f64.add (local.get $v) (local.get $c)))))
+          (local.set $k (i32.add (local.get $k) (i32.const 1)))
+          (br $kloop)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $rloop)))
+      (local.set $f (f64.const 0))
+      (if (f64.gt (local.get $total) (f64.const 0))
+        (then (local.set $f (f64.div (f64.load offset=16 (local.get $hdr))
+          (f64.sqrt (local.get $total))))))
+      (local.set $k (i32.const 0))
+      (block $tdone (loop $tloop
+        (br_if $tdone (i32.ge_s (local.get $k) (local.get $m)))
+        (local.set $i (i32.load (i32.add (local.get $touched) (i32.shl (local.get $k) (i32.const 2)))))
+        (local.set $a (i32.add (local.get $acc) (i32.shl (local.get $i) (i32.const 3))))
+        (local.set $v (f64.load (local.get $a)))
+        (f64.store (local.get $a) (f64.const 0))
+        (local.set $col (i32.add (i32.load offset=8 (local.get $hdr)) (local.get $i)))
+        (if (i32.and (f64.gt (local.get $f) (f64.const 0))
+              (i32.lt_s (local.get $col) (local.get $inputDim)))
+          (then
+            (i32.store (i32.add (local.get $cols) (i32.shl (local.get $n) (i32.const 2)))
+              (local.get $col))
+            (f32.store (i32.add (local.get $vals) (i32.shl (local.get $n) (i32.const 2)))
+              (f32.demote_f64 (f64.mul (f64.sqrt (local.get $v)) (local.get $f))))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $tloop)))
+      (local.set $b (i32.add (local.get $b) (i32.const 1)))
+      (br $bloop)))
+    (local.get $n)
+  )
+
   ;; ---- Linear-chain CRF decoding (src/core/nlu/crf.ts), over tag groups --------------------
   ;; A group (32-byte header at $groups + 32·g) is a set of tags that share one list of
   ;; neighbours: i32 S (neighbours), M (tags), P = ceil(M/2), src (S i32: the neighbours),
