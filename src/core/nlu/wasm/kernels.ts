@@ -423,9 +423,10 @@ type Backward = (
 /**
  * The grouped Viterbi and scaled forward/backward recursions of LinearChainCrf.decode in
  * WebAssembly (f64x2: two tags of a group per vector, each tag's arithmetic in the JS order, so
- * the results are bit-identical). The rows (tokens × tags) live in the kernel's memory: the
- * caller fills `e` (and `psi`, row 0 of `alpha`, row T-1 of `beta`) and reads the others.
- * Sentences longer than `capacity` tokens use the JS path.
+ * given the same psi the recursions are bit-identical to the JS loops), and psi itself
+ * (expRows, within 2 ulp of Math.exp). The rows (tokens × tags) live in the kernel's memory:
+ * the caller fills `e` (and row 0 of `alpha`, row T-1 of `beta`, the start/end factors of
+ * `psi`) and reads the others. Sentences longer than `capacity` tokens use the JS path.
  */
 export class CrfKernel {
   readonly e: Float64Array;
