@@ -2,6 +2,7 @@ import { bilouConstraints } from 'src/core/nlu/bilou';
 import { LinearChainCrf } from 'src/core/nlu/crf';
 import { type SparseVector } from 'src/core/nlu/message';
 import { Random } from 'src/core/nlu/random';
+import { nluKernels } from 'src/core/nlu/wasm/kernels';
 
 const TAGS = ['O', 'B-a', 'I-a', 'L-a', 'U-a', 'B-b', 'I-b', 'L-b', 'U-b'];
 const FEATURES = 7;
@@ -95,17 +96,44 @@ describe('LinearChainCrf.decode', () => {
         const max = best[1];
         const z = paths.reduce((s, [, score]) => s + Math.exp(score - max), 0);
 
-        const decoded = crf.decode(features);
+        // With the WebAssembly recursions (default) and with the plain JS loops.
+        for (const kernels of [true, false]) {
+          nluKernels.enabled = kernels;
+          const decoded = crf.decode(features);
+          nluKernels.enabled = true;
 
-        expect(decoded.tags).toEqual(best[0]);
-        decoded.tags.forEach((tag, t) => {
-          if (tag === 0) return; // confidences are computed for entity tags
-          const marginal =
-            paths
-              .filter(([tags]) => tags[t] === tag)
-              .reduce((s, [, score]) => s + Math.exp(score - max), 0) / z;
-          expect(decoded.confidences[t]).toBeCloseTo(marginal, 10);
-        });
+          expect(decoded.tags).toEqual(best[0]);
+          decoded.tags.forEach((tag, t) => {
+            if (tag === 0) return; // confidences are computed for entity tags
+            const marginal =
+              paths
+                .filter(([tags]) => tags[t] === tag)
+                .reduce((s, [, score]) => s + Math.exp(score - max), 0) / z;
+            expect(decoded.confidences[t]).toBeCloseTo(marginal, 10);
+          });
+        }
+      }
+    },
+  );
+
+  it.each([true, false])(
+    'gives the plain JS results with the WebAssembly kernels (BILOU constraints %s)',
+    (constrained) => {
+      for (let seed = 1; seed <= 20; seed++) {
+        const crf = randomCrf(seed * 13, constrained);
+        const rng = new Random(seed);
+        // Up to long sentences, and one past the kernel's capacity (JS path either way).
+        for (const T of [1, 2, 6, 17, 40, seed === 1 ? 700 : 9]) {
+          const features = randomFeatures(rng, T);
+          const base = Float64Array.from({ length: T * crf.numTags }, () => rng.next() * 4 - 2);
+          const fast = crf.decode(features, true, base);
+          nluKernels.enabled = false;
+          const plain = crf.decode(features, true, base);
+          nluKernels.enabled = true;
+          // The recursions are bit-identical; exp differs from Math.exp by an ulp or two.
+          expect(fast.tags).toEqual(plain.tags);
+          fast.confidences.forEach((c, t) => expect(c).toBeCloseTo(plain.confidences[t]!, 13));
+        }
       }
     },
   );

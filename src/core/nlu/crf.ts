@@ -2,6 +2,7 @@ import { type TagConstraints } from 'src/core/nlu/bilou';
 import { type SparseVector } from 'src/core/nlu/message';
 import { Random } from 'src/core/nlu/random';
 import { axpy, decodeFloats, encodeFloats, stateNumber, stateRecord } from 'src/core/nlu/sparse';
+import { CrfKernel, nluKernels } from 'src/core/nlu/wasm/kernels';
 
 /** One training sequence: per-token sparse features and gold tag ids. */
 export interface CrfSequence {
@@ -50,6 +51,7 @@ export class LinearChainCrf {
     this.allowed = value;
     this.lists = null;
     this.packed = null;
+    this.kernel = undefined;
   }
 
   /** The transitions decoding walks, grouped (see TransitionGroup). */
@@ -91,6 +93,18 @@ export class LinearChainCrf {
     return this.lists;
   }
 
+  /** The decoding recursions in WebAssembly (built at the first decode once trained). */
+  private kernel: CrfKernel | null | undefined;
+
+  private decodeKernel(T: number): CrfKernel | null {
+    if (!this.frozen || !nluKernels.enabled) return null;
+    if (this.kernel === undefined) {
+      const { forward, backward } = this.packedTransitions();
+      this.kernel = CrfKernel.create(this.numTags, forward, backward);
+    }
+    return this.kernel && T <= this.kernel.capacity ? this.kernel : null;
+  }
+
   /** Reused decode buffers (decoding is synchronous, so one set per model suffices). */
   private scratch = new Float64Array(0);
   private backScratch = new Int32Array(0);
@@ -103,6 +117,17 @@ export class LinearChainCrf {
     const K = this.numTags;
     const out = new Float64Array(K * K);
     for (let i = 0; i < K * K; i++) out[i] = Math.exp(this.transition[i] ?? 0);
+    return out;
+  }
+
+  private expBoundaryCache: { start: Float64Array; end: Float64Array } | null = null;
+
+  /** exp of the start and end scores (cached once training is over). */
+  private expBoundaries(): { start: Float64Array; end: Float64Array } {
+    if (this.expBoundaryCache && this.frozen) return this.expBoundaryCache;
+    const exp = (a: Float32Array): Float64Array => Float64Array.from(a, (v) => Math.exp(v));
+    const out = { start: exp(this.startScore), end: exp(this.endScore) };
+    if (this.frozen) this.expBoundaryCache = out;
     return out;
   }
 
@@ -238,23 +263,27 @@ export class LinearChainCrf {
     const K = this.numTags;
     if (T === 0) return { tags: [], confidences: [] };
     const size = T * K;
-    if (this.scratch.length < 5 * size + K) this.scratch = new Float64Array(2 * (5 * size + K));
-    if (this.backScratch.length < size) this.backScratch = new Int32Array(2 * size);
+    const kernel = this.decodeKernel(T);
+    if (!kernel && this.scratch.length < 5 * size + K) {
+      this.scratch = new Float64Array(2 * (5 * size + K));
+    }
+    if (!kernel && this.backScratch.length < size) this.backScratch = new Int32Array(2 * size);
     const buf = this.scratch;
-    const e = buf.subarray(0, size);
+    const e = kernel ? kernel.e : buf.subarray(0, size);
     this.emissionsInto(features, e);
     if (baseEmissions) for (let i = 0; i < T * K; i++) e[i] = e[i]! + (baseEmissions[i] ?? 0);
     const cons = this.transitionLists();
     const { forward, backward } = this.packedTransitions();
-    const score = buf.subarray(size, 2 * size);
-    const back = this.backScratch;
+    const score = kernel ? kernel.score : buf.subarray(size, 2 * size);
+    const back = kernel ? kernel.back : this.backScratch;
     const gathered = buf.subarray(5 * size, 5 * size + K);
     for (let k = 0; k < K; k++) {
       score[k] = cons.start[k] ? this.startScore[k]! + e[k]! : -Infinity;
     }
     // Viterbi. Per group the predecessors' scores are gathered once, then every target of the
     // group scans them against its own contiguous row of transition scores.
-    for (let t = 1; t < T; t++) {
+    if (kernel) kernel.viterbi(T);
+    for (let t = 1; !kernel && t < T; t++) {
       const prev = (t - 1) * K;
       const cur = t * K;
       for (const g of forward) {
@@ -302,25 +331,28 @@ export class LinearChainCrf {
     }
     // Tag 0 is `O`: an all-O path needs no confidences.
     if (!withConfidence || first < 0) return { tags, confidences };
-    const psi = buf.subarray(2 * size, 3 * size);
-    for (let t = 0; t < T; t++) {
+    const psi = kernel ? kernel.psi : buf.subarray(2 * size, 3 * size);
+    if (kernel) kernel.expRows(T);
+    for (let t = 0; !kernel && t < T; t++) {
       const o = t * K;
       let max = -Infinity;
       for (let k = 0; k < K; k++) if (e[o + k]! > max) max = e[o + k]!;
       for (let k = 0; k < K; k++) psi[o + k] = Math.exp(e[o + k]! - max);
     }
+    const { start: expStart, end: expEnd } = this.expBoundaries();
     for (let k = 0; k < K; k++) {
-      psi[k] = cons.start[k] ? psi[k]! * Math.exp(this.startScore[k]!) : 0;
+      psi[k] = cons.start[k] ? psi[k]! * expStart[k]! : 0;
       const o = (T - 1) * K + k;
-      psi[o] = cons.end[k] ? psi[o]! * Math.exp(this.endScore[k]!) : 0;
+      psi[o] = cons.end[k] ? psi[o]! * expEnd[k]! : 0;
     }
     // Scaled forward–backward (each row normalised to sum 1 as it is made).
-    const alpha = buf.subarray(3 * size, 4 * size);
-    const beta = buf.subarray(4 * size, 5 * size);
+    const alpha = kernel ? kernel.alpha : buf.subarray(3 * size, 4 * size);
+    const beta = kernel ? kernel.beta : buf.subarray(4 * size, 5 * size);
     let sum = 0;
     for (let k = 0; k < K; k++) sum += alpha[k] = psi[k]!;
     scaleRow(alpha, 0, K, sum);
-    for (let t = 1; t <= lastTagged; t++) {
+    if (kernel) kernel.forward(lastTagged);
+    for (let t = 1; !kernel && t <= lastTagged; t++) {
       const prev = (t - 1) * K;
       const cur = t * K;
       sum = 0;
@@ -341,7 +373,8 @@ export class LinearChainCrf {
       scaleRow(alpha, cur, K, sum);
     }
     for (let k = 0; k < K; k++) beta[(T - 1) * K + k] = 1;
-    for (let t = T - 2; t >= first; t--) {
+    if (kernel) kernel.backward(T, first);
+    for (let t = T - 2; !kernel && t >= first; t--) {
       const nextRow = (t + 1) * K;
       const cur = t * K;
       sum = 0;
@@ -378,6 +411,8 @@ export class LinearChainCrf {
     this.frozen = false;
     this.expCache = null;
     this.packed = null;
+    this.kernel = undefined;
+    this.expBoundaryCache = null;
     const rng = new Random(o.seed);
     const order = data.map((_, i) => i);
     const n = Math.max(1, data.length);
@@ -434,6 +469,8 @@ export class LinearChainCrf {
     this.frozen = true;
     this.expCache = null;
     this.packed = null;
+    this.kernel = undefined;
+    this.expBoundaryCache = null;
   }
 
   toJSON(): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { type SparseVector } from 'src/core/nlu/message';
 import { Random } from 'src/core/nlu/random';
 import { axpy, decodeFloats, encodeFloats, stateNumber, stateRecord } from 'src/core/nlu/sparse';
+import { SparseDenseProduct } from 'src/core/nlu/wasm/kernels';
 
 export interface SoftmaxTrainOptions {
   readonly inputDim: number;
@@ -80,6 +81,24 @@ export class SoftmaxModel {
     return probs;
   }
 
+  private product: SparseDenseProduct | null | undefined;
+
+  /**
+   * The first layer as a WebAssembly sparse × dense product (built at first use, from the
+   * trained weights); null where the kernels are unavailable.
+   */
+  firstLayerProduct(): SparseDenseProduct | null {
+    if (this.product === undefined) {
+      this.product = SparseDenseProduct.create(
+        this.w1,
+        this.inputDim,
+        this.firstLayerWidth,
+        this.hidden > 0 ? { bias: this.b1, next: this.w2, outputs: this.classes } : null,
+      );
+    }
+    return this.product;
+  }
+
   /** Width of the first layer (hidden units, or classes when linear). */
   get firstLayerWidth(): number {
     return this.hidden > 0 ? this.hidden : this.classes;
@@ -106,6 +125,23 @@ export class SoftmaxModel {
       this.outputFromHidden(pre, probs);
     } else {
       for (let c = 0; c < this.classes; c++) probs[c] = pre[c]! + this.b1[c]!;
+    }
+    softmaxInPlace(probs);
+    return probs;
+  }
+
+  /**
+   * Class probabilities from firstLayerProduct() once the caller has filled its input
+   * (`n` entries): predictFromFirstLayer without leaving WebAssembly between the layers.
+   */
+  predictFromProduct(product: SparseDenseProduct, n: number): Float64Array {
+    const probs = new Float64Array(this.classes);
+    if (this.hidden > 0) {
+      product.runHidden(n, probs);
+      for (let c = 0; c < this.classes; c++) probs[c] = probs[c]! + this.b2[c]!;
+    } else {
+      product.run(n, probs);
+      for (let c = 0; c < this.classes; c++) probs[c] = probs[c]! + this.b1[c]!;
     }
     softmaxInPlace(probs);
     return probs;

@@ -1,6 +1,6 @@
 import { DialogueError } from 'src/core/errors/dialogue-error';
 import { ParamReader, type NluComponent, type TrainContext } from 'src/core/nlu/component';
-import { type NluMessage, type SparseVector } from 'src/core/nlu/message';
+import { type FeatureBlock, type NluMessage, type SparseVector } from 'src/core/nlu/message';
 import { compilePythonRegex } from 'src/core/nlu/python-regex';
 import { stateRecord, stateStrings, sumRows, vectorFromCounts } from 'src/core/nlu/sparse';
 
@@ -102,6 +102,26 @@ export function charNgrams(doc: string, minN: number, maxN: number): string[] {
   return out;
 }
 
+/**
+ * A feature block whose sentence row is the sum of its token rows, built on first use (the
+ * intent model can do without it). A class rather than an object literal with a getter: V8
+ * creates literals with accessors on a slow path, which cost more than the rest of process().
+ */
+class SummedRowsBlock implements FeatureBlock {
+  readonly sentenceIsSum = true;
+  private summed: SparseVector | null = null;
+
+  constructor(
+    readonly featurizer: string,
+    readonly dim: number,
+    readonly seq: SparseVector[],
+  ) {}
+
+  get sentence(): SparseVector {
+    return (this.summed ??= sumRows(this.seq));
+  }
+}
+
 /** Bag of words / character n-grams (Rasa CountVectorsFeaturizer on the text attribute). */
 export class CountVectorsFeaturizer implements NluComponent {
   static readonly componentName = 'CountVectorsFeaturizer';
@@ -112,6 +132,8 @@ export class CountVectorsFeaturizer implements NluComponent {
   private readonly oovWords: Set<string>;
   private readonly cache = new Map<string, SparseVector>();
   private readonly tokenCache = new Map<string, string>();
+  /** Raw token text → its row, where a row depends on the token alone (see process). */
+  private readonly rawCache = new Map<string, SparseVector>();
 
   constructor(
     readonly config: CountVectorsConfig,
@@ -224,28 +246,34 @@ export class CountVectorsFeaturizer implements NluComponent {
       });
       return;
     }
-    const tokens = this.tokensOf(message, training);
-    const seq = tokens.map((t) => this.vectorize(t));
     const summed = !(
       (this.config.analyzer === 'word' && this.config.max_ngram > 1) ||
       this.config.analyzer === 'char'
     );
+    if (summed && !training && (this.config.analyzer !== 'word' || !this.config.OOV_token)) {
+      // Each row depends on its token's text alone: one lookup per token, by the raw text.
+      const raw = message.tokens;
+      const seq: SparseVector[] = [];
+      for (let i = 0; i < raw.length; i++) {
+        const text = raw[i]!.text;
+        let row = this.rawCache.get(text);
+        if (!row) {
+          row = this.vectorize(this.processToken(text));
+          if (this.rawCache.size < 50000) this.rawCache.set(text, row);
+        }
+        seq.push(row);
+      }
+      message.features.push(new SummedRowsBlock(this.name, this.vocabulary.length, seq));
+      return;
+    }
+    const tokens = this.tokensOf(message, training);
+    const seq = tokens.map((t) => this.vectorize(t));
     if (!summed) {
       const sentence = this.vectorize(tokens.join(' '));
       message.features.push({ featurizer: this.name, dim: this.vocabulary.length, seq, sentence });
       return;
     }
-    // The summed sentence row is built on first use (the intent model can do without it).
-    let sentence: SparseVector | null = null;
-    message.features.push({
-      featurizer: this.name,
-      dim: this.vocabulary.length,
-      seq,
-      get sentence(): SparseVector {
-        return (sentence ??= sumRows(seq));
-      },
-      sentenceIsSum: true,
-    });
+    message.features.push(new SummedRowsBlock(this.name, this.vocabulary.length, seq));
   }
 
   toJSON(): unknown {

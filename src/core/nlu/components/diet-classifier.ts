@@ -23,6 +23,11 @@ import {
   stateRecord,
   stateStrings,
 } from 'src/core/nlu/sparse';
+import {
+  nluKernels,
+  type SentenceAssembly,
+  type SparseDenseProduct,
+} from 'src/core/nlu/wasm/kernels';
 import { baseIntent } from 'src/core/training-data/nlu-training-data';
 
 /** Parameters shared by DIETClassifier and ResponseSelector. */
@@ -130,6 +135,7 @@ export class DIETClassifier implements NluComponent {
   private partScratch = new Float64Array(0);
   private sqrtSums = new Float64Array(0);
   private countSums = new Float64Array(0);
+  private touchedScratch = new Int32Array(0);
   /** Per feature block: entity emission scores of shared token rows (CountVectors cache). */
   private readonly emissionCache: Array<WeakMap<SparseVector, Float64Array> | undefined> = [];
 
@@ -338,6 +344,26 @@ export class DIETClassifier implements NluComponent {
     const words = message.tokens.map((t) => t.text.toLowerCase());
     const n = words.length;
     const bias = this.contextIndex.get('bias');
+    const tagger = this.tagger;
+    if (partials && tagger) {
+      // The context features' emission scores go straight into the partials: a one-hot column
+      // contributes its emission row, cached per word and offset.
+      const K = tagger.entityTagCount;
+      if (bias !== undefined && this.biasEmission === undefined) {
+        this.biasEmission = this.contextEmission(width + bias);
+      }
+      const biasRow = bias === undefined ? null : (this.biasEmission ?? null);
+      for (let i = 0; i < n; i++) {
+        if (biasRow) addInto(partials, i * K, biasRow, K);
+        for (let q = 0; q < CONTEXT_OFFSETS.length; q++) {
+          const d = CONTEXT_OFFSETS[q]!;
+          const w = i + d < 0 ? '<BOS>' : i + d >= n ? '<EOS>' : words[i + d]!;
+          const row = this.contextEmissions(w, width)[q];
+          if (row) addInto(partials, i * K, row, K);
+        }
+      }
+      return rows;
+    }
     for (let i = 0; i < n; i++) {
       const row = rows[i];
       if (!row) continue;
@@ -372,6 +398,8 @@ export class DIETClassifier implements NluComponent {
       this.preScratch = new Float64Array(width);
       this.partScratch = new Float64Array(width);
     }
+    const product = nluKernels.enabled ? model.firstLayerProduct() : null;
+    if (product) return this.predictWithProduct(message, model, product);
     const pre = this.preScratch;
     const part = this.partScratch;
     pre.fill(0);
@@ -463,6 +491,136 @@ export class DIETClassifier implements NluComponent {
       offset += dim;
     }
     return model.predictFromFirstLayer(pre);
+  }
+
+  /**
+   * predictFromTokenParts with the first layer as one WebAssembly sparse × dense product: the
+   * sentence input (per block sqrt(Σₜ cₜ) · scale / sqrt(Σ c), as sentenceInput) is assembled as
+   * column/value lists in the kernel's memory, and the kernel sums the weight rows.
+   */
+  private predictWithProduct(
+    message: NluMessage,
+    model: SoftmaxModel,
+    product: SparseDenseProduct,
+  ): Float64Array {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const n = this.assembleInKernel(message, product.assembly);
+      if (n >= 0) return model.predictFromProduct(product, n);
+      product.assembly.reset();
+    }
+    const cols = product.cols;
+    const vals = product.vals;
+    const inputDim = product.rows;
+    let n = 0;
+    let offset = 0;
+    for (let b = 0; b < this.layout.length; b++) {
+      const dim = this.layout[b]!;
+      const block = message.features[b];
+      const scale = this.blockScale ? (this.blockScale[b] ?? 1) : 1;
+      if (!block || block.dim !== dim || scale <= 0) {
+        offset += dim;
+        continue;
+      }
+      if (block.sentenceIsSum !== true && block.sentence !== null) {
+        const row = block.sentence;
+        let total = 0;
+        for (let i = 0; i < row.val.length; i++) total += Math.abs(row.val[i]!);
+        const f = total > 0 ? scale / Math.sqrt(total) : 0;
+        for (let i = 0; f > 0 && i < row.idx.length; i++) {
+          const col = offset + row.idx[i]!;
+          if (col >= inputDim) continue;
+          cols[n] = col;
+          vals[n++] = Math.sqrt(Math.abs(row.val[i]!)) * f;
+        }
+        offset += dim;
+        continue;
+      }
+      if (this.occurrences.length < dim || this.touchedScratch.length < dim) {
+        this.occurrences = new Int32Array(dim);
+        this.sqrtSums = new Float64Array(dim);
+        this.countSums = new Float64Array(dim);
+        this.touchedScratch = new Int32Array(dim);
+      }
+      const occ = this.occurrences;
+      const countSum = this.countSums;
+      const touched = this.touchedScratch;
+      let m = 0;
+      let total = 0;
+      const seq = block.seq;
+      for (let r = 0; r < seq.length; r++) {
+        const { idx, val } = seq[r]!;
+        for (let k = 0; k < idx.length; k++) {
+          const i = idx[k]!;
+          const c = Math.abs(val[k]!);
+          total += c;
+          if (occ[i] === 0) {
+            occ[i] = 1;
+            touched[m++] = i;
+            countSum[i] = c;
+          } else countSum[i] = countSum[i]! + c;
+        }
+      }
+      const f = total > 0 ? scale / Math.sqrt(total) : 0;
+      for (let k = 0; k < m; k++) {
+        const i = touched[k]!;
+        occ[i] = 0;
+        const col = offset + i;
+        if (f > 0 && col < inputDim) {
+          cols[n] = col;
+          vals[n++] = Math.sqrt(countSum[i]!) * f;
+        }
+      }
+      offset += dim;
+    }
+    return model.predictFromProduct(product, n);
+  }
+
+  /**
+   * predictWithProduct's input, assembled in the kernel from the token rows (the featurizers'
+   * shared rows are stored there once): the number of inputs, or -1 when the kernel's row store
+   * is full.
+   */
+  private assembleInKernel(message: NluMessage, asm: SentenceAssembly): number {
+    asm.begin();
+    let offset = 0;
+    for (let b = 0; b < this.layout.length; b++) {
+      const dim = this.layout[b]!;
+      const block = message.features[b];
+      const scale = this.blockScale ? (this.blockScale[b] ?? 1) : 1;
+      if (!block || block.dim !== dim || scale <= 0) {
+        offset += dim;
+        continue;
+      }
+      if (block.sentenceIsSum !== true && block.sentence !== null) {
+        if (!asm.row(b, block.sentence, false)) return -1;
+      } else {
+        const shared = SHARED_ROW_FEATURIZERS.has(block.featurizer);
+        const seq = block.seq;
+        for (let t = 0; t < seq.length; t++) if (!asm.row(b, seq[t]!, shared)) return -1;
+      }
+      if (!asm.closeBlock(offset, scale)) return -1;
+      offset += dim;
+    }
+    return asm.finish();
+  }
+
+  /** Entity emission scores of one (one-hot) token feature column. */
+  private contextEmission(column: number): Float64Array | null {
+    return this.tagger ? this.tagger.rowEmission([column], [1]) : null;
+  }
+
+  private readonly contextEmissionCache = new Map<string, Array<Float64Array | null>>();
+  private biasEmission: Float64Array | null | undefined;
+
+  /** Per CONTEXT_OFFSETS position: the emission scores of a (lower-cased) word there, if known. */
+  private contextEmissions(word: string, width: number): Array<Float64Array | null> {
+    let rows = this.contextEmissionCache.get(word);
+    if (!rows) {
+      const cols = this.contextColumns(word);
+      rows = Array.from(cols, (col) => (col >= 0 ? this.contextEmission(width + col) : null));
+      if (this.contextEmissionCache.size < 50000) this.contextEmissionCache.set(word, rows);
+    }
+    return rows;
   }
 
   /** Context feature columns of a (lower-cased) word at each CONTEXT_OFFSETS position. */
