@@ -18,7 +18,7 @@
 // Database: DATABASE_URL's server (a fresh `parley_bench_<ts>` database, dropped afterwards), or
 // the embedded PostgreSQL `parley run` starts itself, in the temp dir.
 const { spawn } = require('node:child_process');
-const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { chmodSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
@@ -87,6 +87,8 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const cleanup = cleanupStack();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-channels-'));
+  // The embedded PostgreSQL drops root privileges: its data dir must be reachable.
+  chmodSync(tmp, 0o755);
   cleanup.push(async () => rmSync(tmp, { recursive: true, force: true }));
   try {
     loadAverage({ warn: true });

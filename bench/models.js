@@ -15,7 +15,7 @@
 // Database: DATABASE_URL's server (a fresh `parley_bench_<ts>` database, dropped afterwards), or
 // the embedded PostgreSQL `parley run` starts itself. Results: console and bench/results/models.json.
 const { execFileSync, fork } = require('node:child_process');
-const { mkdirSync, mkdtempSync, rmSync, statSync } = require('node:fs');
+const { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const {
@@ -205,6 +205,8 @@ async function main(argv) {
   const cleanup = cleanupStack();
   const load = loadAverage({ warn: true });
   const work = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-models-'));
+  // The embedded PostgreSQL drops root privileges: its data dir must be reachable.
+  chmodSync(work, 0o755);
   cleanup.push(async () => rmSync(work, { recursive: true, force: true }));
   const results = { machine: machine(), loadAverage: load, swaps };
   try {
