@@ -128,6 +128,21 @@ describe('action_extract_slots with custom slot mappings', () => {
     server.calls.length = 0;
   });
 
+  /** The action context of these tests: the loopback action server, warnings collected. */
+  const contextOf = (
+    tracker: DialogueStateTracker,
+    domain: Domain,
+    warnings: string[] = [],
+  ): ActionContext => ({
+    tracker,
+    domain,
+    channel: null,
+    now: () => 3,
+    endpoint: new ActionEndpoint({ url: server.url }, '3.6.0'),
+    actionFor: (n) => actionFor(n, domain),
+    warn: (m) => warnings.push(m),
+  });
+
   const run = async (
     domain: Domain,
     text: string,
@@ -144,16 +159,7 @@ describe('action_extract_slots with custom slot mappings', () => {
       }),
     );
     const warnings: string[] = [];
-    const ctx: ActionContext = {
-      tracker,
-      domain,
-      channel: null,
-      now: () => 3,
-      endpoint: new ActionEndpoint({ url: server.url }, '3.6.0'),
-      actionFor: (n) => actionFor(n, domain),
-      warn: (m) => warnings.push(m),
-    };
-    return { events: await runActionExtractSlots(ctx), warnings };
+    return { events: await runActionExtractSlots(contextOf(tracker, domain, warnings)), warnings };
   };
 
   const slots = (events: DialogueEvent[]) =>
@@ -217,14 +223,7 @@ describe('action_extract_slots with custom slot mappings', () => {
     tracker.update(
       userUttered({ text: 'in atlantis', intent: { name: 'inform' }, entities: [], timestamp: 2 }),
     );
-    const events = await runActionExtractSlots({
-      tracker,
-      domain,
-      channel: null,
-      now: () => 3,
-      endpoint: new ActionEndpoint({ url: server.url }, '3.6.0'),
-      actionFor: (n) => actionFor(n, domain),
-    });
+    const events = await runActionExtractSlots(contextOf(tracker, domain));
     expect(slots(events)).toEqual([['city', null]]);
   });
 });

@@ -13,7 +13,12 @@ import {
   type SentenceInputOptions,
   type TermFrequency,
 } from 'src/core/nlu/feature-assembly';
-import { type IntentScore, type NluMessage, type SparseVector } from 'src/core/nlu/message';
+import {
+  type FeatureBlock,
+  type IntentScore,
+  type NluMessage,
+  type SparseVector,
+} from 'src/core/nlu/message';
 import { SoftmaxModel, type SoftmaxTrainOptions } from 'src/core/nlu/softmax-model';
 import { softmaxWorkerAvailable, trainSoftmaxInWorker } from 'src/core/nlu/softmax-parallel';
 import {
@@ -384,6 +389,12 @@ export class DIETClassifier implements NluComponent {
     return rows;
   }
 
+  /** The block's scale, or 0 when the message lacks the block or it has another width. */
+  private usableScale(b: number, block: FeatureBlock | undefined, dim: number): number {
+    if (!block || block.dim !== dim) return 0;
+    return this.blockScale ? (this.blockScale[b] ?? 1) : 1;
+  }
+
   /**
    * The intent model's probabilities without building the sentence row: with sqrt damping and
    * no idf, a summed block contributes W1ᵀ·sqrt(Σₜ cₜ)/‖·‖ = (Σₜ W1ᵀ·sqrt(cₜ) + corrections for
@@ -407,16 +418,14 @@ export class DIETClassifier implements NluComponent {
     for (let b = 0; b < this.layout.length; b++) {
       const dim = this.layout[b]!;
       const block = message.features[b];
-      const scale = this.blockScale ? (this.blockScale[b] ?? 1) : 1;
-      if (!block || block.dim !== dim || scale <= 0) {
+      const scale = this.usableScale(b, block, dim);
+      if (block === undefined || scale <= 0) {
         offset += dim;
         continue;
       }
       if (block.sentenceIsSum !== true && block.sentence !== null) {
         const row = block.sentence;
-        let total = 0;
-        for (let i = 0; i < row.val.length; i++) total += Math.abs(row.val[i]!);
-        const f = total > 0 ? scale / Math.sqrt(total) : 0;
+        const f = sqrtDampingFactor(row.val, scale);
         for (let i = 0; f > 0 && i < row.idx.length; i++) {
           model.addInputColumn(pre, offset + row.idx[i]!, Math.sqrt(Math.abs(row.val[i]!)) * f);
         }
@@ -516,16 +525,14 @@ export class DIETClassifier implements NluComponent {
     for (let b = 0; b < this.layout.length; b++) {
       const dim = this.layout[b]!;
       const block = message.features[b];
-      const scale = this.blockScale ? (this.blockScale[b] ?? 1) : 1;
-      if (!block || block.dim !== dim || scale <= 0) {
+      const scale = this.usableScale(b, block, dim);
+      if (block === undefined || scale <= 0) {
         offset += dim;
         continue;
       }
       if (block.sentenceIsSum !== true && block.sentence !== null) {
         const row = block.sentence;
-        let total = 0;
-        for (let i = 0; i < row.val.length; i++) total += Math.abs(row.val[i]!);
-        const f = total > 0 ? scale / Math.sqrt(total) : 0;
+        const f = sqrtDampingFactor(row.val, scale);
         for (let i = 0; f > 0 && i < row.idx.length; i++) {
           const col = offset + row.idx[i]!;
           if (col >= inputDim) continue;
@@ -560,7 +567,7 @@ export class DIETClassifier implements NluComponent {
           } else countSum[i] = countSum[i]! + c;
         }
       }
-      const f = total > 0 ? scale / Math.sqrt(total) : 0;
+      const f = dampingFactor(total, scale);
       for (let k = 0; k < m; k++) {
         const i = touched[k]!;
         occ[i] = 0;
@@ -586,8 +593,8 @@ export class DIETClassifier implements NluComponent {
     for (let b = 0; b < this.layout.length; b++) {
       const dim = this.layout[b]!;
       const block = message.features[b];
-      const scale = this.blockScale ? (this.blockScale[b] ?? 1) : 1;
-      if (!block || block.dim !== dim || scale <= 0) {
+      const scale = this.usableScale(b, block, dim);
+      if (block === undefined || scale <= 0) {
         offset += dim;
         continue;
       }
@@ -728,6 +735,18 @@ export class DIETClassifier implements NluComponent {
       rankingLength: this.rankingLength,
     };
   }
+}
+
+/** The sentence-level sqrt damping: `scale / sqrt(Σ counts)`, 0 for an empty row. */
+function dampingFactor(total: number, scale: number): number {
+  return total > 0 ? scale / Math.sqrt(total) : 0;
+}
+
+/** `dampingFactor` of a sentence row's values (its counts are their absolute values). */
+function sqrtDampingFactor(values: readonly number[], scale: number): number {
+  let total = 0;
+  for (let i = 0; i < values.length; i++) total += Math.abs(values[i]!);
+  return dampingFactor(total, scale);
 }
 
 function EntityTaggerHas(messages: TrainContext['messages']): boolean {
