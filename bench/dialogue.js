@@ -7,8 +7,9 @@
 // 1. trains the moodbot (examples/moodbot, config.parley.yml: NLU + policies) with
 //    `parley train` into a temp dir and reports the wall time (target < 3 s);
 // 2. starts `parley run --enable-api --model <tmp>` and the bare Nest app, each in its own process;
-// 3. autocannon with 10 and 50 connections, each connection one conversation (sequential turns):
-//    (a) bare GET /ping, (b) POST /webhooks/rest/webhook rotating over moodbot messages,
+// 3. autocannon with 10 and 50 connections, each connection one conversation at a time
+//    (sequential turns; a conversation is the six moodbot messages below, then a new sender):
+//    (a) bare GET /ping, (b) POST /webhooks/rest/webhook,
 //    (c) with DATABASE_URL: the bare route plus one single-row INSERT (GET /insert), for context.
 //    Targets: (b) ≥ 40 % of (a) at 50 conversations, (b) p99 < 15 ms at 10 conversations.
 // Database: DATABASE_URL's server (a fresh scratch database, dropped afterwards) or the embedded
@@ -42,37 +43,37 @@ const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'amazing',
 
 async function turns(parley, connections, bench, run) {
   let bad = 0;
+  let conversations = 0;
   const result = await cannon(
     `(b) REST webhook turns, ${connections} conversations`,
     {
       connections,
       url: parley.url,
-      requests: [
-        {
-          method: 'POST',
-          path: '/webhooks/rest/webhook',
-          headers: { 'content-type': 'application/json' },
-          setupRequest: (req, context) => {
-            if (context.sender === undefined) {
-              context.sender = `bench-${run}-${Math.random().toString(36).slice(2, 10)}`;
-              context.turn = 0;
-            }
-            req.body = JSON.stringify({
-              sender: context.sender,
-              message: MESSAGES[context.turn++ % MESSAGES.length],
-            });
-            return req;
-          },
-          onResponse: (status, body) => {
-            if (status !== 200 || !body.startsWith('[{')) bad++;
-          },
+      // One request per message of the script: autocannon gives each connection a fresh
+      // `context` whenever it starts the list again, so each connection runs one scripted
+      // conversation after another, a new sender each time, on the same keep-alive socket.
+      requests: MESSAGES.map((message, turn) => ({
+        method: 'POST',
+        path: '/webhooks/rest/webhook',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req, context) => {
+          if (turn === 0) {
+            context.sender = `bench-${run}-${Math.random().toString(36).slice(2, 10)}`;
+            conversations++;
+          }
+          req.body = JSON.stringify({ sender: context.sender, message });
+          return req;
         },
-      ],
+        onResponse: (status, body) => {
+          if (status !== 200 || !body.startsWith('[{')) bad++;
+        },
+      })),
     },
     bench,
     parley.pid,
   );
   result.responsesWithoutBotMessage = bad;
+  result.conversations = conversations;
   return result;
 }
 
