@@ -31,7 +31,7 @@ export class AppModule {
         ServerInfoModule.forRoot(config),
         TrackerModule.forRoot(config, databaseUrl),
         ModelModule.forRoot(config),
-        DialogueModule.forRoot(config, databaseUrl),
+        DialogueModule.forRoot(config),
         ConversationsGraphqlModule,
         ModelStoreModule.forRoot(config),
         ChannelsModule.forRoot(config),

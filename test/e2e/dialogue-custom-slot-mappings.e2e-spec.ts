@@ -8,7 +8,10 @@ import {
   type TrainedBotApp,
 } from 'test/utils/bots';
 import { FIXTURES, uniqueId } from 'test/utils/create-test-app';
-import { startSlotMappingActionServer } from 'test/utils/slot-mapping-action-server';
+import {
+  SLOW_ACTION_MS,
+  startSlotMappingActionServer,
+} from 'test/utils/slot-mapping-action-server';
 
 const BOT = botFiles(join(FIXTURES, 'custom-slots'));
 
@@ -65,5 +68,35 @@ describe('custom slot mappings end to end', () => {
     ]);
     const tracker = await request(t.url).get(`/conversations/${s}/tracker`).expect(200);
     expect(tracker.body.slots.city).toBeNull();
+  });
+
+  it('a tracker write waits for the turn under way on its conversation, which runs its action once', async () => {
+    const s = uniqueId('city');
+    const calls = (): string[] =>
+      actions.calls.filter((c) => c.sender_id === s).map((c) => c.next_action);
+    const turn = say(s, '/inform{"place": "slowtown"}');
+    // The turn is inside the slow custom action: the same conversation gets a slot event.
+    const deadline = Date.now() + SLOW_ACTION_MS;
+    while (!calls().includes('action_extract_city') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(calls()).toEqual(['action_extract_city']);
+    await request(t.url)
+      .post(`/conversations/${s}/tracker/events`)
+      .send({ event: 'slot', name: 'city', value: 'Rome' })
+      .expect(200);
+
+    expect(await turn).toEqual(['You live in Slowtown.']);
+    // One run of the turn: no conflict made it start over and call the action server again.
+    expect(calls()).toEqual(['action_extract_city', 'action_validate_slot_mappings']);
+    // The write came after the whole turn.
+    const tracker = await request(t.url).get(`/conversations/${s}/tracker`).expect(200);
+    const events = tracker.body.events as Array<{ event: string; name?: string; value?: unknown }>;
+    expect(events.slice(-3).map((e) => [e.event, e.name ?? null, e.value ?? null])).toEqual([
+      ['bot', null, null],
+      ['action', 'action_listen', null],
+      ['slot', 'city', 'Rome'],
+    ]);
+    expect(tracker.body.slots.city).toBe('Rome');
   });
 });

@@ -53,7 +53,7 @@ export function ran(
  * and answered by its entry in `actions`; unknown actions get a 404 like rasa-sdk's.
  */
 export async function startActionServer(
-  actions: Record<string, (call: ActionCall) => ActionReply>,
+  actions: Record<string, (call: ActionCall) => ActionReply | Promise<ActionReply>>,
 ): Promise<TestActionServer> {
   const calls: ActionCall[] = [];
   const server: Server = createServer((req, res) => {
@@ -63,11 +63,12 @@ export async function startActionServer(
       const call = JSON.parse(body) as ActionCall;
       calls.push(call);
       const action = actions[call.next_action];
-      const reply = action
-        ? action(call)
-        : { status: 404, body: { error: `no action ${call.next_action}` } };
-      res.writeHead(reply.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(reply.body));
+      void Promise.resolve(
+        action ? action(call) : { status: 404, body: { error: `no action ${call.next_action}` } },
+      ).then((reply) => {
+        res.writeHead(reply.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(reply.body));
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

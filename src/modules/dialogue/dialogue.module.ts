@@ -1,7 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { MessageHandler } from 'src/core';
 import { TrackerSideEffects } from 'src/modules/tracker/side-effects';
-import { TrackerModule } from 'src/modules/tracker/tracker.module';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ConversationDialogueController } from './conversation-dialogue.controller';
 import { DialogueService } from './dialogue.service';
@@ -19,10 +18,9 @@ import { DialogueSideEffects } from './side-effects.service';
 @Global()
 @Module({})
 export class DialogueModule {
-  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+  static forRoot(config: AppConfig): DynamicModule {
     return {
       module: DialogueModule,
-      imports: [TrackerModule.forRoot(config, databaseUrl)],
       controllers: [
         ...(config.http.enableApi ? [ConversationDialogueController, ModelDialogueController] : []),
         RestWebhookController,

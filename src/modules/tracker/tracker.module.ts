@@ -9,12 +9,16 @@ import { TypeOrmTrackerStore } from './typeorm-tracker-store';
 /**
  * Conversation trackers: the PostgreSQL event log behind the TrackerStore port, the LockStore
  * (in-process, or PostgreSQL advisory locks for several instances) and the tracker routes.
+ * Global and imported once, by the app module: Nest 11 tells dynamic modules apart by object
+ * identity, so a second `forRoot` would be a second store, lock store and session cache (and
+ * the tracker routes twice).
  */
 @Module({})
 export class TrackerModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: TrackerModule,
+      global: true,
       controllers: config.http.enableApi ? [TrackerController] : [],
       providers: [
         TrackerService,
