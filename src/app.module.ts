@@ -25,16 +25,18 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
         DatabaseModule.forRoot(databaseUrl, config.database.poolSize),
+        // Routes are registered in this order, and Express tries them one by one: the dialogue
+        // module (the REST channel's webhook, every user message) and the channels come first.
+        DialogueModule.forRoot(config),
+        ChannelsModule.forRoot(config),
         AssistantModule,
         AuthModule,
         HealthModule,
         ServerInfoModule.forRoot(config),
         TrackerModule.forRoot(config, databaseUrl),
         ModelModule.forRoot(config),
-        DialogueModule.forRoot(config),
         ConversationsGraphqlModule,
         ModelStoreModule.forRoot(config),
-        ChannelsModule.forRoot(config),
         VoiceGatewayModule.forRoot(config),
       ],
     };

@@ -22,8 +22,8 @@ export class DialogueModule {
     return {
       module: DialogueModule,
       controllers: [
-        ...(config.http.enableApi ? [ConversationDialogueController, ModelDialogueController] : []),
         RestWebhookController,
+        ...(config.http.enableApi ? [ConversationDialogueController, ModelDialogueController] : []),
       ],
       providers: [
         DialogueService,
