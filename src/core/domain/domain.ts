@@ -153,10 +153,13 @@ export class Domain {
     });
   }
 
-  /** Every intent name incl. Rasa's default intents, sorted. */
-  get intents(): string[] {
-    return this.parts.intents.map((i) => i.name).sort();
+  /** Every intent name incl. Rasa's default intents, sorted (computed once; do not change it). */
+  get intents(): readonly string[] {
+    this.intentNamesCache ??= this.parts.intents.map((i) => i.name).sort();
+    return this.intentNamesCache;
   }
+
+  private intentNamesCache: string[] | null = null;
 
   /** Intent properties incl. default intents. */
   get intentDefinitions(): readonly IntentDefinition[] {
@@ -167,10 +170,13 @@ export class Domain {
     return this.intentsByName.get(name);
   }
 
-  /** Entity names, sorted. */
-  get entities(): string[] {
-    return this.parts.entities.map((e) => e.name).sort();
+  /** Entity names, sorted (computed once; do not change it). */
+  get entities(): readonly string[] {
+    this.entityNamesCache ??= this.parts.entities.map((e) => e.name).sort();
+    return this.entityNamesCache;
   }
+
+  private entityNamesCache: string[] | null = null;
 
   get entityDefinitions(): readonly EntityDefinition[] {
     return this.parts.entities;
@@ -224,17 +230,31 @@ export class Domain {
     return [...DEFAULT_ACTION_NAMES, ...user, ...forms, ...this.parts.actionTexts];
   }
 
-  get formNames(): string[] {
-    return Object.keys(this.parts.forms);
+  /** The forms' names (computed once; do not change it). */
+  get formNames(): readonly string[] {
+    this.formNamesCache ??= Object.keys(this.parts.forms);
+    return this.formNamesCache;
   }
+
+  private formNamesCache: string[] | null = null;
 
   /** Forms as declared, each normalised to `{ required_slots, … }`. */
   get forms(): Readonly<Record<string, JsonObject>> {
     return this.parts.forms;
   }
 
-  /** Retrieval intents: those with responses `utter_<intent>/<key>` or `is_retrieval_intent`. */
-  get retrievalIntents(): string[] {
+  /**
+   * Retrieval intents: those with responses `utter_<intent>/<key>` or `is_retrieval_intent`
+   * (computed once; do not change it). Every `utter_` action lookup asks for them.
+   */
+  get retrievalIntents(): readonly string[] {
+    this.retrievalIntentsCache ??= this.computeRetrievalIntents();
+    return this.retrievalIntentsCache;
+  }
+
+  private retrievalIntentsCache: string[] | null = null;
+
+  private computeRetrievalIntents(): string[] {
     const fromResponses = Object.keys(this.parts.responses)
       .filter((r) => r.startsWith('utter_') && r.includes('/'))
       .map((r) => (r.split('/')[0] as string).slice('utter_'.length));
