@@ -4,7 +4,7 @@
 // loopback port, `parley train` in a child process, `parley run` in its own process group, and
 // the results file.
 const { execFile, spawn } = require('node:child_process');
-const { mkdirSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { clearTimeout, setTimeout } = require('node:timers');
@@ -127,7 +127,9 @@ async function startParley(model, env) {
     try {
       const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) });
       const status = await res.json();
-      if (res.status === 200 && status.model_file) return { url, status, close, pid: child.pid };
+      if (res.status === 200 && status.model_file) {
+        return { url, status, close, pid: serverPid(child.pid) };
+      }
       lastError = `GET /status → ${res.status} ${JSON.stringify(status)}`;
     } catch (error) {
       lastError = error.message;
@@ -136,6 +138,26 @@ async function startParley(model, env) {
   }
   await close();
   throw new Error(`parley run not ready within ${SERVER_START_TIMEOUT_MS} ms (${lastError})`);
+}
+
+/**
+ * The process that serves: `parley run` starts the server once more under its Node flags
+ * (src/cli/node-flags.ts), and CPU time must be read off that child, not the launcher.
+ */
+function serverPid(pid) {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
+    for (const c of children) {
+      const cmdline = readFileSync(`/proc/${c}/cmdline`, 'utf8').split('\0');
+      if (cmdline.some((a) => a.endsWith(path.join('bin', 'parley.js')))) return Number(c);
+    }
+  } catch {
+    // not Linux, or the process is gone: the launcher's own pid
+  }
+  return pid;
 }
 
 /** Writes `report` as indented JSON (and a final newline) to `file`, making its folder. */

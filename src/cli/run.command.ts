@@ -54,14 +54,21 @@ export async function runServer(configured: AppConfig): Promise<void> {
       process.exit(0);
     }
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  // `on`, not `once`: a second signal (Ctrl-C reaches the launcher and the server, and the
+  // launcher passes it on) must not cut a clean shutdown short.
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGHUP', () => void stop('SIGHUP'));
   try {
     app = await createParleyApp(config, url);
     const server = await app.listen(config.http.port, config.http.host);
     server.setTimeout?.(config.http.responseTimeoutMs);
     log.info(
-      { url: `http://${config.http.host}:${config.http.port}`, enableApi: config.http.enableApi },
+      {
+        url: `http://${config.http.host}:${config.http.port}`,
+        enableApi: config.http.enableApi,
+        nodeFlags: process.execArgv,
+      },
       'Parley is listening',
     );
   } catch (e) {

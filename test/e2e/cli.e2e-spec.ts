@@ -34,6 +34,12 @@ describe('parley CLI', () => {
     expect(r.stderr).toContain('LOCK_STORE');
   });
 
+  it('exits with 2 on a PARLEY_NODE_FLAGS value that is not a Node flag', () => {
+    const r = cli(['run'], { PARLEY_NODE_FLAGS: 'max-semi-space-size=32' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("PARLEY_NODE_FLAGS: 'max-semi-space-size=32' is not a Node flag");
+  });
+
   it('`parley test` without a model fails with exit code 1, naming the path', () => {
     const r = cli(['test', '--model', 'no-such-models-dir']);
     expect(r.status).toBe(1);
@@ -61,6 +67,11 @@ describe('parley CLI', () => {
         .filter((l) => l.startsWith('{'));
       expect(lines.length).toBeGreaterThan(0);
       for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+      // The server runs under the launcher's Node flags (a larger young generation).
+      const listening = lines
+        .map((l) => JSON.parse(l) as { msg?: string; nodeFlags?: string[] })
+        .find((l) => l.msg === 'Parley is listening');
+      expect(listening?.nodeFlags).toContain('--max-semi-space-size=32');
     } finally {
       expect(await server.stop()).toBe(0);
       rmSync(dataDir, { recursive: true, force: true });
