@@ -284,8 +284,14 @@ export function deserializeEvents(
 /** `event`, `timestamp`, then `metadata` unless empty (Rasa `Event.as_dict`). */
 function head(event: string, e: EventBase): SerializedEvent {
   const d: SerializedEvent = { event, timestamp: e.timestamp };
-  if (Object.keys(e.metadata).length > 0) d.metadata = e.metadata;
+  if (hasKeys(e.metadata)) d.metadata = e.metadata;
   return d;
+}
+
+/** Whether the object has an own enumerable key (without building the key list). */
+function hasKeys(o: object): boolean {
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return true;
+  return false;
 }
 
 /**
@@ -294,32 +300,69 @@ function head(event: string, e: EventBase): SerializedEvent {
  * keeps the position of a key already present).
  */
 export function serializeEvent(e: DialogueEvent): SerializedEvent {
-  const d = head(e.type, e);
+  // The events of every turn (user, action, bot) are written as literals in their final key
+  // order: one object each, in one shape, for the JSON of the event log.
   switch (e.type) {
     case 'user':
-      return Object.assign(d, {
-        text: e.text,
-        parse_data: e.parseData,
-        input_channel: e.inputChannel,
-        message_id: e.messageId,
-        metadata: e.metadata,
-      });
+      return hasKeys(e.metadata)
+        ? {
+            event: 'user',
+            timestamp: e.timestamp,
+            metadata: e.metadata,
+            text: e.text,
+            parse_data: e.parseData,
+            input_channel: e.inputChannel,
+            message_id: e.messageId,
+          }
+        : {
+            event: 'user',
+            timestamp: e.timestamp,
+            text: e.text,
+            parse_data: e.parseData,
+            input_channel: e.inputChannel,
+            message_id: e.messageId,
+            metadata: e.metadata,
+          };
+    case 'bot':
+      return hasKeys(e.metadata)
+        ? { event: 'bot', timestamp: e.timestamp, metadata: e.metadata, text: e.text, data: e.data }
+        : {
+            event: 'bot',
+            timestamp: e.timestamp,
+            text: e.text,
+            data: e.data,
+            metadata: e.metadata,
+          };
+    case 'action':
+      return hasKeys(e.metadata)
+        ? {
+            event: 'action',
+            timestamp: e.timestamp,
+            metadata: e.metadata,
+            name: e.name,
+            policy: e.policy,
+            confidence: e.confidence,
+            action_text: e.actionText,
+            hide_rule_turn: e.hideRuleTurn,
+          }
+        : {
+            event: 'action',
+            timestamp: e.timestamp,
+            name: e.name,
+            policy: e.policy,
+            confidence: e.confidence,
+            action_text: e.actionText,
+            hide_rule_turn: e.hideRuleTurn,
+          };
+  }
+  const d = head(e.type, e);
+  switch (e.type) {
     case 'user_featurization':
       return Object.assign(d, { use_text_for_featurization: e.useTextForFeaturization });
     case 'entities':
       return Object.assign(d, { entities: e.entities });
-    case 'bot':
-      return Object.assign(d, { text: e.text, data: e.data, metadata: e.metadata });
     case 'slot':
       return Object.assign(d, { name: e.name, value: e.value });
-    case 'action':
-      return Object.assign(d, {
-        name: e.name,
-        policy: e.policy,
-        confidence: e.confidence,
-        action_text: e.actionText,
-        hide_rule_turn: e.hideRuleTurn,
-      });
     case 'action_execution_rejected':
       return Object.assign(d, { name: e.name, policy: e.policy, confidence: e.confidence });
     case 'active_loop':

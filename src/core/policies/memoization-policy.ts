@@ -16,6 +16,8 @@ import { examplesOf, lastStates } from 'src/core/policies/training-examples';
  * A hit predicts that action with 1.0.
  */
 export class MemoizationPolicy implements Policy {
+  /** Scores only (no events, no-user or end-to-end predictions). */
+  readonly scoresOnly = true;
   readonly type: string = 'MemoizationPolicy';
 
   /** Most states of any remembered key: longer histories cannot match (max_history null). */

@@ -62,7 +62,17 @@ export class PolicyEnsemble {
   /** Rasa's `RuleOnlyDataProvider`: the RulePolicy's rule-only slots and loops. */
   readonly ruleOnly: RuleOnlyData;
 
+  /** `policy_<i>_<type>` per policy, made once (every prediction names its policy). */
+  private readonly names: readonly string[];
+
+  /** Config indices in descending priority, config order among equal priorities. */
+  private readonly byPriority: readonly number[];
+
   private constructor(readonly policies: readonly Policy[]) {
+    this.names = policies.map((p, i) => `policy_${i}_${p.type}`);
+    this.byPriority = policies
+      .map((_, i) => i)
+      .sort((a, b) => (policies[b] as Policy).priority - (policies[a] as Policy).priority || a - b);
     const needs = policies.map((p) => p.historyNeeded());
     this.window = needs.includes(null) ? null : Math.max(1, ...(needs as number[])) + 1;
     const rules = policies.find((p): p is RulePolicy => p instanceof RulePolicy);
@@ -100,6 +110,11 @@ export class PolicyEnsemble {
     return new PolicyEnsemble(policies);
   }
 
+  /** An ensemble of trained policies, in config order. */
+  static of(policies: readonly Policy[]): PolicyEnsemble {
+    return new PolicyEnsemble(policies);
+  }
+
   static fromJSON(json: JsonObject): PolicyEnsemble {
     const list = json.policies as JsonObject[];
     return new PolicyEnsemble(
@@ -122,9 +137,20 @@ export class PolicyEnsemble {
 
   /** The policy names as predictions report them (`policy_0_MemoizationPolicy`, …). */
   policyName(i: number): string {
-    return `policy_${i}_${this.policies[i]?.type ?? 'unknown'}`;
+    return this.names[i] ?? `policy_${i}_unknown`;
   }
 
+  /**
+   * Rasa's ensemble choice: no-user predictions compete first, then end-to-end ones, else all;
+   * the highest confidence wins, ties go to the higher priority, then to the earlier policy in
+   * the config. The events of every prediction apply, the optional ones of the winner only.
+   *
+   * Policies are asked in descending priority (config order among equals), and a scores-only
+   * policy (`Policy.scoresOnly`) is not asked once it cannot win: when a prediction asked before
+   * it is a no-user or end-to-end one, or has confidence 1 (it can at best tie, and ties go to
+   * the prediction asked first). The choice and the events are those of asking every policy;
+   * a turn whose story the memoization knows then skips TED's network.
+   */
   predict(tracker: DialogueStateTracker, domain: Domain): EnsemblePrediction {
     const actionNames = domain.actionNamesOrTexts;
     const views = trackerStateViews(tracker, domain, this.ruleOnly, this.window);
@@ -138,37 +164,35 @@ export class PolicyEnsemble {
       ruleOnly: this.ruleOnly,
       actionNames,
     };
-    let predictions = this.policies.map((p, i) => p.predict(input, this.policyName(i)));
     const rejected = lastRejectedAction(tracker.events);
-    if (rejected !== null) {
-      const r = actionNames.indexOf(rejected);
-      if (r >= 0) {
-        predictions = predictions.map((p) => {
-          const probabilities = [...p.probabilities];
-          probabilities[r] = 0;
-          return { ...p, probabilities };
-        });
-      }
-    }
-    // No-user predictions compete first, then end-to-end ones, else all (no arrays made).
+    const r = rejected === null ? -1 : actionNames.indexOf(rejected);
+    // By config index; undefined for the policies not asked.
+    const predictions: Array<PolicyPrediction | undefined> = new Array(this.policies.length);
     let noUser = false;
     let e2e = false;
-    for (let i = 0; i < predictions.length; i++) {
-      const p = predictions[i] as PolicyPrediction;
+    let certain = false;
+    for (let j = 0; j < this.byPriority.length; j++) {
+      const i = this.byPriority[j] as number;
+      const policy = this.policies[i] as Policy;
+      if (policy.scoresOnly && (noUser || e2e || certain)) continue;
+      let p = policy.predict(input, this.names[i] as string);
+      if (r >= 0) {
+        const probabilities = [...p.probabilities];
+        probabilities[r] = 0;
+        p = { ...p, probabilities };
+      }
+      predictions[i] = p;
       if (p.isNoUserPrediction) noUser = true;
       if (p.isEndToEndPrediction) e2e = true;
+      if (maxOf(p.probabilities) >= 1) certain = true;
     }
     let best: PolicyPrediction | null = null;
     let bestConfidence = -1;
     for (let k = 0; k < predictions.length; k++) {
-      const p = predictions[k] as PolicyPrediction;
+      const p = predictions[k];
+      if (p === undefined) continue;
       if (noUser ? !p.isNoUserPrediction : e2e && !p.isEndToEndPrediction) continue;
-      let conf = 0;
-      const probabilities = p.probabilities;
-      for (let i = 0; i < probabilities.length; i++) {
-        const x = probabilities[i] as number;
-        if (x > conf) conf = x;
-      }
+      const conf = maxOf(p.probabilities);
       if (
         best === null ||
         conf > bestConfidence ||
@@ -181,6 +205,7 @@ export class PolicyEnsemble {
     const winner = best ?? emptyPrediction(actionNames.length, 'none', 0);
     const events: DialogueEvent[] = [];
     for (const p of predictions) {
+      if (p === undefined) continue;
       for (let i = 0; i < p.events.length; i++) events.push(p.events[i] as DialogueEvent);
     }
     for (let i = 0; i < winner.optionalEvents.length; i++) {
@@ -200,6 +225,15 @@ export class PolicyEnsemble {
 }
 
 /** The action of the latest `action_execution_rejected` after the latest executed action. */
+function maxOf(values: readonly number[]): number {
+  let max = 0;
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i] as number;
+    if (x > max) max = x;
+  }
+  return max;
+}
+
 function lastRejectedAction(events: readonly DialogueEvent[]): string | null {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i] as DialogueEvent;

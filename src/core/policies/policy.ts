@@ -51,6 +51,11 @@ export interface Policy {
   /** Class name as in config.yml (`MemoizationPolicy`, …). */
   readonly type: string;
   readonly priority: number;
+  /**
+   * Whether every prediction is scores only: no events, never a no-user or end-to-end
+   * prediction. The ensemble skips such a policy when it cannot win (see PolicyEnsemble).
+   */
+  readonly scoresOnly: boolean;
   predict(input: PredictionInput, name: string): PolicyPrediction;
   /** How many of the last states the policy looks at (null: all of them). */
   historyNeeded(): number | null;
@@ -77,9 +82,9 @@ export function emptyPrediction(
   size: number,
   policyName: string,
   priority: number,
-  overrides: Partial<PolicyPrediction> = {},
+  overrides?: Partial<PolicyPrediction>,
 ): PolicyPrediction {
-  return {
+  const prediction: PolicyPrediction = {
     probabilities: new Array<number>(size).fill(0),
     policyName,
     priority,
@@ -89,8 +94,9 @@ export function emptyPrediction(
     isNoUserPrediction: false,
     hideRuleTurn: false,
     inTrainingData: false,
-    ...overrides,
   };
+  // Every policy makes one per prediction: no spread (and copy) when there is nothing to add.
+  return overrides === undefined ? prediction : { ...prediction, ...overrides };
 }
 
 /** One (states, label) example per executed action of a training conversation. */

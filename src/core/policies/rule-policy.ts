@@ -99,6 +99,8 @@ const NO_ANALYSIS: RuleAnalysis = { ruleOnly: NO_RULE_ONLY_DATA, notInStories: n
  */
 export class RulePolicy implements Policy {
   readonly type = 'RulePolicy';
+  /** Predicts events and no-user predictions (loops, default actions): always consulted. */
+  readonly scoresOnly = false;
 
   private constructor(
     private readonly rules: Rule[],

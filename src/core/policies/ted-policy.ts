@@ -30,6 +30,8 @@ const DEFAULT_ITERATIONS = 300;
  */
 export class TedPolicy implements Policy {
   readonly type = 'TEDPolicy';
+  /** Scores only (no events, no-user or end-to-end predictions). */
+  readonly scoresOnly = true;
 
   private constructor(
     private readonly features: Map<string, number>,

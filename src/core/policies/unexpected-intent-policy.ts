@@ -14,6 +14,8 @@ import {
  */
 export class UnexpecTedIntentPolicy implements Policy {
   readonly type = 'UnexpecTEDIntentPolicy';
+  /** Scores only (no events, no-user or end-to-end predictions). */
+  readonly scoresOnly = true;
 
   private constructor(readonly priority: number) {}
 
