@@ -302,58 +302,59 @@ function hasKeys(o: object): boolean {
 export function serializeEvent(e: DialogueEvent): SerializedEvent {
   // The events of every turn (user, action, bot) are written as literals in their final key
   // order: one object each, in one shape, for the JSON of the event log.
-  switch (e.type) {
-    case 'user':
-      return hasKeys(e.metadata)
-        ? {
-            event: 'user',
-            timestamp: e.timestamp,
-            metadata: e.metadata,
-            text: e.text,
-            parse_data: e.parseData,
-            input_channel: e.inputChannel,
-            message_id: e.messageId,
-          }
-        : {
-            event: 'user',
-            timestamp: e.timestamp,
-            text: e.text,
-            parse_data: e.parseData,
-            input_channel: e.inputChannel,
-            message_id: e.messageId,
-            metadata: e.metadata,
-          };
-    case 'bot':
-      return hasKeys(e.metadata)
-        ? { event: 'bot', timestamp: e.timestamp, metadata: e.metadata, text: e.text, data: e.data }
-        : {
-            event: 'bot',
-            timestamp: e.timestamp,
-            text: e.text,
-            data: e.data,
-            metadata: e.metadata,
-          };
-    case 'action':
-      return hasKeys(e.metadata)
-        ? {
-            event: 'action',
-            timestamp: e.timestamp,
-            metadata: e.metadata,
-            name: e.name,
-            policy: e.policy,
-            confidence: e.confidence,
-            action_text: e.actionText,
-            hide_rule_turn: e.hideRuleTurn,
-          }
-        : {
-            event: 'action',
-            timestamp: e.timestamp,
-            name: e.name,
-            policy: e.policy,
-            confidence: e.confidence,
-            action_text: e.actionText,
-            hide_rule_turn: e.hideRuleTurn,
-          };
+  if (e.type === 'user') {
+    return hasKeys(e.metadata)
+      ? {
+          event: 'user',
+          timestamp: e.timestamp,
+          metadata: e.metadata,
+          text: e.text,
+          parse_data: e.parseData,
+          input_channel: e.inputChannel,
+          message_id: e.messageId,
+        }
+      : {
+          event: 'user',
+          timestamp: e.timestamp,
+          text: e.text,
+          parse_data: e.parseData,
+          input_channel: e.inputChannel,
+          message_id: e.messageId,
+          metadata: e.metadata,
+        };
+  }
+  if (e.type === 'bot') {
+    return hasKeys(e.metadata)
+      ? { event: 'bot', timestamp: e.timestamp, metadata: e.metadata, text: e.text, data: e.data }
+      : {
+          event: 'bot',
+          timestamp: e.timestamp,
+          text: e.text,
+          data: e.data,
+          metadata: e.metadata,
+        };
+  }
+  if (e.type === 'action') {
+    return hasKeys(e.metadata)
+      ? {
+          event: 'action',
+          timestamp: e.timestamp,
+          metadata: e.metadata,
+          name: e.name,
+          policy: e.policy,
+          confidence: e.confidence,
+          action_text: e.actionText,
+          hide_rule_turn: e.hideRuleTurn,
+        }
+      : {
+          event: 'action',
+          timestamp: e.timestamp,
+          name: e.name,
+          policy: e.policy,
+          confidence: e.confidence,
+          action_text: e.actionText,
+          hide_rule_turn: e.hideRuleTurn,
+        };
   }
   const d = head(e.type, e);
   switch (e.type) {

@@ -167,7 +167,7 @@ export class PolicyEnsemble {
     const rejected = lastRejectedAction(tracker.events);
     const r = rejected === null ? -1 : actionNames.indexOf(rejected);
     // By config index; undefined for the policies not asked.
-    const predictions: Array<PolicyPrediction | undefined> = new Array(this.policies.length);
+    const predictions = new Array<PolicyPrediction | undefined>(this.policies.length);
     let noUser = false;
     let e2e = false;
     let certain = false;
