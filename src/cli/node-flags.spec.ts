@@ -35,8 +35,15 @@ describe('launchPlan', () => {
     ).toEqual({ kind: 'relaunch', flags: ['--max-semi-space-size=48'] });
   });
 
-  it('runs in place when PARLEY_NODE_FLAGS is empty or under a debugger', () => {
-    expect(launchPlan(['run'], { PARLEY_NODE_FLAGS: '' }, [])).toEqual({ kind: 'here' });
+  it('takes an empty PARLEY_NODE_FLAGS as unset, as every setting', () => {
+    expect(launchPlan(['run'], { PARLEY_NODE_FLAGS: ' ' }, [])).toEqual({
+      kind: 'relaunch',
+      flags: DEFAULT_SERVER_NODE_FLAGS,
+    });
+  });
+
+  it('runs in place with PARLEY_NODE_FLAGS=none or under a debugger', () => {
+    expect(launchPlan(['run'], { PARLEY_NODE_FLAGS: 'none' }, [])).toEqual({ kind: 'here' });
     expect(launchPlan(['run'], {}, ['--inspect=9229'])).toEqual({ kind: 'here' });
     expect(launchPlan(['run'], { NODE_OPTIONS: '--inspect-brk' }, [])).toEqual({ kind: 'here' });
   });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
 /**
- * Node flags `parley run` runs under unless `PARLEY_NODE_FLAGS` says otherwise: a young
+ * Node flags `parley run` runs under unless `PARLEY_NODE_FLAGS` names others (or `none`): a young
  * generation of 32 MB semi-spaces instead of Node's 16 MB. A turn allocates ~100 KB and keeps
  * its objects across the database round trip, so with the default size the scavenger runs
  * every ~150 turns and copies every turn in flight; twice the room halves the scavenges and
@@ -24,7 +24,7 @@ export type LaunchPlan =
  * started again with them (the `node` it runs on, the same script and arguments). Nothing
  * happens for other commands, for `--help`, when the flags are already set (by `node <flags>`
  * or NODE_OPTIONS), under a debugger (`--inspect*`: its port is taken), in the relaunched
- * process itself, or when `PARLEY_NODE_FLAGS` is set to an empty string.
+ * process itself, or when `PARLEY_NODE_FLAGS` is `none`.
  */
 export function launchPlan(
   args: readonly string[],
@@ -35,11 +35,11 @@ export function launchPlan(
   if (env[NODE_FLAGS_APPLIED_ENV] === '1') return HERE;
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
   if (given.some((a) => a.startsWith('--inspect'))) return HERE;
-  const configured = env.PARLEY_NODE_FLAGS;
+  // Unset or empty (as every setting of .env.example): the defaults; `none`: Node's own.
+  const configured = (env.PARLEY_NODE_FLAGS ?? '').trim();
+  if (configured === 'none') return HERE;
   const wanted =
-    configured === undefined
-      ? DEFAULT_SERVER_NODE_FLAGS
-      : configured.split(/\s+/).filter((f) => f.length > 0);
+    configured === '' ? DEFAULT_SERVER_NODE_FLAGS : configured.split(/\s+/).filter(Boolean);
   const bad = wanted.find((f) => !/^--[a-z0-9][a-z0-9-]*(=\S+)?$/i.test(f));
   if (bad !== undefined) {
     return {
