@@ -300,61 +300,31 @@ function hasKeys(o: object): boolean {
  * keeps the position of a key already present).
  */
 export function serializeEvent(e: DialogueEvent): SerializedEvent {
-  // The events of every turn (user, action, bot) are written as literals in their final key
-  // order: one object each, in one shape, for the JSON of the event log.
-  if (e.type === 'user') {
-    return hasKeys(e.metadata)
-      ? {
-          event: 'user',
-          timestamp: e.timestamp,
-          metadata: e.metadata,
-          text: e.text,
-          parse_data: e.parseData,
-          input_channel: e.inputChannel,
-          message_id: e.messageId,
-        }
-      : {
-          event: 'user',
-          timestamp: e.timestamp,
-          text: e.text,
-          parse_data: e.parseData,
-          input_channel: e.inputChannel,
-          message_id: e.messageId,
-          metadata: e.metadata,
-        };
-  }
-  if (e.type === 'bot') {
-    return hasKeys(e.metadata)
-      ? { event: 'bot', timestamp: e.timestamp, metadata: e.metadata, text: e.text, data: e.data }
-      : {
-          event: 'bot',
-          timestamp: e.timestamp,
-          text: e.text,
-          data: e.data,
-          metadata: e.metadata,
-        };
+  // The events of every turn (user, action, bot) get their fields assigned one by one, with
+  // no intermediate object to copy them from.
+  if (e.type === 'user' || e.type === 'bot') {
+    const d = head(e.type, e);
+    if (e.type === 'user') {
+      d.text = e.text;
+      d.parse_data = e.parseData;
+      d.input_channel = e.inputChannel;
+      d.message_id = e.messageId;
+    } else {
+      d.text = e.text;
+      d.data = e.data;
+    }
+    // Already in place after `timestamp` when non-empty, else the last key.
+    d.metadata = e.metadata;
+    return d;
   }
   if (e.type === 'action') {
-    return hasKeys(e.metadata)
-      ? {
-          event: 'action',
-          timestamp: e.timestamp,
-          metadata: e.metadata,
-          name: e.name,
-          policy: e.policy,
-          confidence: e.confidence,
-          action_text: e.actionText,
-          hide_rule_turn: e.hideRuleTurn,
-        }
-      : {
-          event: 'action',
-          timestamp: e.timestamp,
-          name: e.name,
-          policy: e.policy,
-          confidence: e.confidence,
-          action_text: e.actionText,
-          hide_rule_turn: e.hideRuleTurn,
-        };
+    const d = head(e.type, e);
+    d.name = e.name;
+    d.policy = e.policy;
+    d.confidence = e.confidence;
+    d.action_text = e.actionText;
+    d.hide_rule_turn = e.hideRuleTurn;
+    return d;
   }
   const d = head(e.type, e);
   switch (e.type) {
