@@ -83,3 +83,20 @@ export function relaunch(flags: readonly string[], script: string, args: readonl
     process.exit(code ?? 1);
   });
 }
+
+/**
+ * In a server the launcher started: calls `onGone` once the launcher is gone (killed with
+ * SIGKILL, which it cannot pass on), so the server does not run on orphaned. Checked every
+ * `everyMs` on a timer that keeps no process alive.
+ */
+export function watchLauncher(onGone: () => void, everyMs = 1000): void {
+  if (process.env[NODE_FLAGS_APPLIED_ENV] !== '1') return;
+  const launcher = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== launcher) {
+      clearInterval(timer);
+      onGone();
+    }
+  }, everyMs);
+  timer.unref();
+}

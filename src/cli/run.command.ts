@@ -8,6 +8,7 @@ import {
   startEmbeddedPostgres,
   type EmbeddedPostgresHandle,
 } from 'src/platform/database/embedded-postgres.launcher';
+import { watchLauncher } from './node-flags';
 
 /**
  * `parley run`: resolve the database (DATABASE_URL, or the embedded PostgreSQL under
@@ -59,6 +60,7 @@ export async function runServer(configured: AppConfig): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGHUP', () => void stop('SIGHUP'));
+  watchLauncher(() => void stop('launcher gone'));
   try {
     app = await createParleyApp(config, url);
     const server = await app.listen(config.http.port, config.http.host);

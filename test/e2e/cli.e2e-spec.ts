@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli, startCliServer } from 'test/utils/cli';
+import { BIN, ROOT, cli, freePort, startCliServer } from 'test/utils/cli';
 
 describe('parley CLI', () => {
   it('prints its version and help', () => {
@@ -75,6 +76,51 @@ describe('parley CLI', () => {
     } finally {
       expect(await server.stop()).toBe(0);
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('stops the server when its launcher is killed outright', async () => {
+    const port = await freePort();
+    const launcher = spawn(
+      process.execPath,
+      [BIN, 'run', '--domain', 'examples/moodbot/domain.yml'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, PORT: String(port), LOG_LEVEL: 'silent' },
+        stdio: 'ignore',
+      },
+    );
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      let ready = false;
+      for (let i = 0; i < 120 && !ready; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null);
+        ready = res?.status === 200;
+        if (!ready) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(ready).toBe(true);
+      const pid = launcher.pid as number;
+      const [server] = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .map(Number);
+      expect(server).toBeGreaterThan(0);
+      launcher.kill('SIGKILL'); // cannot be passed on
+      let gone = false;
+      for (let i = 0; i < 100 && !gone; i++) {
+        gone = !alive(server as number);
+        if (!gone) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(gone).toBe(true);
+    } finally {
+      launcher.kill('SIGKILL');
     }
   }, 90_000);
 });
