@@ -216,8 +216,15 @@ export class PolicyEnsemble {
       if ((winner.probabilities[i] as number) > (winner.probabilities[index] as number)) index = i;
     }
     return {
-      ...winner,
+      probabilities: winner.probabilities,
+      policyName: winner.policyName,
+      priority: winner.priority,
       events,
+      optionalEvents: winner.optionalEvents,
+      isEndToEndPrediction: winner.isEndToEndPrediction,
+      isNoUserPrediction: winner.isNoUserPrediction,
+      hideRuleTurn: winner.hideRuleTurn,
+      inTrainingData: winner.inTrainingData,
       actionName: actionNames[index] as string,
       maxConfidence: (winner.probabilities[index] as number) ?? 0,
     };
