@@ -59,7 +59,7 @@ function utter(
     ctx.random,
   );
   if (message === null) return [];
-  return [botUtteranceFrom({ ...message, utter_action: response }, ctx.now())];
+  return [botUtteranceFrom(message, ctx.now(), response)];
 }
 
 /**
@@ -98,7 +98,7 @@ export class RetrievalAction implements Action {
       response && Array.isArray(response.responses) ? (response.responses as unknown[]) : [];
     const picked = variations[Math.floor((ctx.random ?? Math.random)() * variations.length)];
     if (!isJsonObject(picked)) return Promise.resolve([]);
-    return Promise.resolve([botUtteranceFrom({ ...picked, utter_action: this.name }, ctx.now())]);
+    return Promise.resolve([botUtteranceFrom(picked, ctx.now(), this.name)]);
   }
 }
 

@@ -105,8 +105,15 @@ const BOT_DATA_KEYS = new Set([
   'custom',
 ]);
 
-/** Rasa's `create_bot_utterance`: a `bot` event from a response dict. */
-export function botUtteranceFrom(message: JsonObject, timestamp: number): BotUttered {
+/**
+ * Rasa's `create_bot_utterance`: a `bot` event from a response dict. `utterAction`, when given,
+ * is the response's `utter_action` key (as if it were the dict's last key).
+ */
+export function botUtteranceFrom(
+  message: JsonObject,
+  timestamp: number,
+  utterAction?: string,
+): BotUttered {
   // The other keys become the metadata. Copied into a fresh object rather than deleted from a
   // copy: an object with deleted keys drops to V8's slow dictionary mode, and every later
   // spread and JSON.stringify of the event pays for it.
@@ -114,6 +121,7 @@ export function botUtteranceFrom(message: JsonObject, timestamp: number): BotUtt
   for (const k of Object.keys(message)) {
     if (!BOT_DATA_KEYS.has(k)) metadata[k] = message[k];
   }
+  if (utterAction !== undefined) metadata.utter_action = utterAction;
   const text = message.text ?? null;
   const data: JsonObject = {
     elements: message.elements ?? null,

@@ -72,7 +72,9 @@ export class MemoizationPolicy implements Policy {
     const i = input.actionNames.indexOf(action);
     if (i < 0) return prediction;
     prediction.probabilities[i] = 1;
-    return { ...prediction, inTrainingData: true };
+    // Set on the fresh prediction rather than spread into a copy (a copy of another shape).
+    (prediction as { inTrainingData: boolean }).inTrainingData = true;
+    return prediction;
   }
 
   toJSON(): JsonObject {
