@@ -304,13 +304,12 @@ export function serializeEvent(e: DialogueEvent): SerializedEvent {
   // no intermediate object to copy them from.
   if (e.type === 'user' || e.type === 'bot') {
     const d = head(e.type, e);
+    d.text = e.text;
     if (e.type === 'user') {
-      d.text = e.text;
       d.parse_data = e.parseData;
       d.input_channel = e.inputChannel;
       d.message_id = e.messageId;
     } else {
-      d.text = e.text;
       d.data = e.data;
     }
     // Already in place after `timestamp` when non-empty, else the last key.
