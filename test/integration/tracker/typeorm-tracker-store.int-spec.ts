@@ -1,4 +1,9 @@
 import { encodeWireEvent, type SerializedEvent } from 'src/core';
+import {
+  BATCHED_APPEND,
+  batchedAppendParams,
+} from 'src/modules/tracker/persistence/batched-append';
+import { toEventRows } from 'src/modules/tracker/persistence/conversation-event.mapper';
 import { TypeOrmTrackerStore } from 'src/modules/tracker/typeorm-tracker-store';
 import { buildTypeOrmOptions } from 'src/platform/database/typeorm-options';
 import { DataSource } from 'typeorm';
@@ -187,4 +192,66 @@ describe(TypeOrmTrackerStore.name, () => {
     }
     expect(await store.retrieve(existing)).toHaveLength(1);
   });
+
+  it('finds the conversations a batch moves on through their key, however many there are', async () => {
+    // Every turn's append moves its conversation row on. Matched by a hash join, that meant
+    // reading the whole conversation table for each batch (measured: half of PostgreSQL's
+    // time per turn with a few thousand conversations); it must be an index lookup.
+    const prefix = id('plan');
+    await ds.query(
+      `INSERT INTO conversation (id, started_at, latest_event_time, last_seq)
+       SELECT $1 || '-' || n, n, n, 1 FROM generate_series(1, 3000) AS n`,
+      [prefix],
+    );
+    await ds.query('ANALYZE conversation');
+    try {
+      const rows = await ds.query<Array<{ id: string; generation: string; last_seq: number }>>(
+        'SELECT id, generation, last_seq FROM conversation WHERE id LIKE $1 LIMIT 20',
+        [`${prefix}-%`],
+      );
+      const batch = rows.map((r) => ({
+        conversationId: r.id,
+        rows: toEventRows([enc('pause', 1), enc('resume', 2)]),
+        expected: { generation: r.generation, lastSeq: r.last_seq },
+        resolve: () => undefined,
+        reject: () => undefined,
+      }));
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        const plan = await ds.transaction(async (m) => {
+          await m.query(`SET LOCAL plan_cache_mode = ${mode}`);
+          const out = await m.query<Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>>(
+            `EXPLAIN (FORMAT JSON) ${BATCHED_APPEND}`,
+            batchedAppendParams(batch),
+          );
+          return out[0]!['QUERY PLAN'][0]!.Plan;
+        });
+        const reads = scansOf(plan)
+          .filter((scan) => scan.relation === 'conversation')
+          .map((scan) => scan.type);
+        // One read of the table, through its primary key (an index or bitmap scan).
+        expect({ mode, reads }).toEqual({
+          mode,
+          reads: [expect.stringMatching(/^(Index|Index Only|Bitmap Heap) Scan$/)],
+        });
+      }
+    } finally {
+      await ds.query('DELETE FROM conversation WHERE id LIKE $1', [`${prefix}-%`]);
+    }
+  });
 });
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  Operation?: string;
+  Plans?: PlanNode[];
+}
+
+/** The table reads of a plan (modified tables are not reads), as `{type, relation}`. */
+function scansOf(node: PlanNode): Array<{ type: string; relation: string }> {
+  const own =
+    node['Relation Name'] !== undefined && node['Node Type'] !== 'ModifyTable'
+      ? [{ type: node['Node Type'], relation: node['Relation Name'] }]
+      : [];
+  return [...own, ...(node.Plans ?? []).flatMap(scansOf)];
+}
