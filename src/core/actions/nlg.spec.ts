@@ -60,4 +60,26 @@ describe('response generation (NLG)', () => {
     });
     expect(botMessageOf(e)).toMatchObject({ text: 't', image: 'i.png', attachment: null });
   });
+
+  it('a bot message is the data, then text and timestamp, then the metadata (Rasa key order)', () => {
+    const e = botUtteranceFrom(
+      { text: 'Hey', buttons: [{ title: 'ok', payload: '/ok' }], utter_action: 'utter_greet' },
+      7.5,
+    );
+    const stamped = { ...e, metadata: { ...e.metadata, model_id: 'm1' } };
+    const message = botMessageOf(stamped);
+    expect(Object.entries(message)).toEqual([
+      ['elements', null],
+      ['quick_replies', null],
+      ['buttons', [{ title: 'ok', payload: '/ok' }]],
+      ['attachment', null],
+      ['image', null],
+      ['custom', null],
+      ['text', 'Hey'],
+      ['timestamp', 7.5],
+      ['utter_action', 'utter_greet'],
+      ['model_id', 'm1'],
+    ]);
+    expect(stamped.data).not.toHaveProperty('text'); // the event is not changed
+  });
 });

@@ -1,7 +1,7 @@
 import { type Domain } from 'src/core/domain/domain';
 import { botUttered, type BotUttered } from 'src/core/events/bot-uttered';
 import { type JsonObject } from 'src/core/events/event-base';
-import { isJsonObject } from 'src/core/events/json-values';
+import { extendable, isJsonObject } from 'src/core/events/json-values';
 
 /** Python's `str()` of a JSON value, as `str.format` would insert it. */
 export function pythonStr(value: unknown): string {
@@ -141,7 +141,9 @@ export function botUtteranceFrom(
 
 /** The message a `bot` event sends to an output channel (Rasa `BotUttered.message()`). */
 export function botMessageOf(event: BotUttered): JsonObject {
-  const m: JsonObject = { ...event.data, text: event.text, timestamp: event.timestamp };
+  const m = extendable(event.data);
+  m.text = event.text;
+  m.timestamp = event.timestamp;
   Object.assign(m, event.metadata);
   if (m.image !== undefined && m.image === m.attachment) m.attachment = null;
   return m;

@@ -26,6 +26,19 @@ export function optionalNumber(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
+/**
+ * A shallow copy of an object that properties will be added to. Same keys, values and order as
+ * `{ ...value }`, but V8 (Node 20) gives a spread's copy a map without transitions: every key
+ * added to it afterwards, by assignment or in the same literal (`{ ...value, extra }`), takes
+ * the runtime's slow path, about 0.3–0.4 µs each, where a copy made by Object.assign takes the
+ * ordinary inline-cached one. Keys the copy already has can still be set cheaply on a spread.
+ */
+export function extendable(value: JsonObject): JsonObject {
+  // A "__proto__" key (JSON.parse makes it an own property) would set the copy's prototype
+  // under Object.assign; a spread copies it as the key it is.
+  return Object.hasOwn(value, '__proto__') ? { ...value } : Object.assign({}, value);
+}
+
 /** Deep copy of JSON data. */
 export function cloneJson<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);

@@ -9,7 +9,7 @@ import {
 } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
 import { serializeEvent } from 'src/core/events/event-codec';
-import { cloneJson, jsonEqual } from 'src/core/events/json-values';
+import { cloneJson, extendable, jsonEqual } from 'src/core/events/json-values';
 import { type SerializedEvent } from 'src/core/events/serialized-event';
 import { userUttered, type UserUttered } from 'src/core/events/user-uttered';
 import { applyEventTo, loopNamesOf } from 'src/core/tracker/applied-events';
@@ -94,8 +94,9 @@ export class DialogueStateTracker {
     const addModel = this.modelId !== null && !(METADATA_MODEL_ID in e.metadata);
     const addAssistant = this.assistantId !== null && !(METADATA_ASSISTANT_ID in e.metadata);
     if (addModel || addAssistant) {
-      // One copy with both stamps (this runs for every event of every turn).
-      const metadata: JsonObject = { ...e.metadata };
+      // One copy with both stamps (this runs for every event of every turn). Copied with
+      // Object.assign, not a spread: see `extendable` in json-values.
+      const metadata: JsonObject = extendable(e.metadata);
       if (addModel) metadata[METADATA_MODEL_ID] = this.modelId;
       if (addAssistant) metadata[METADATA_ASSISTANT_ID] = this.assistantId;
       e = { ...e, metadata };

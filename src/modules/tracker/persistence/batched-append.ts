@@ -140,7 +140,13 @@ export class AppendBatcher {
 
   submit(pending: Omit<PendingAppend, 'resolve' | 'reject'>): Promise<StoreVersion | null> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ ...pending, resolve, reject });
+      this.queue.push({
+        conversationId: pending.conversationId,
+        rows: pending.rows,
+        expected: pending.expected,
+        resolve,
+        reject,
+      });
       this.pump();
     });
   }
