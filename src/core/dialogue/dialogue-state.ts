@@ -412,25 +412,8 @@ export function trackerStateViews(
  * parts (and slots, in domain order) in the same order, so plain JSON is canonical.
  */
 export function stateKey(states: readonly DialogueState[]): string {
-  let key = '[';
-  for (let i = 0; i < states.length; i++) {
-    const state = states[i] as DialogueState;
-    let json = stateJson.get(state);
-    if (json === undefined) {
-      json = JSON.stringify(state);
-      stateJson.set(state, json);
-    }
-    key += i === 0 ? json : `,${json}`;
-  }
-  return `${key}]`;
+  return JSON.stringify(states);
 }
-
-/**
- * The JSON of each state a key was made of. A live tracker's states are shared between its
- * predictions (see StateHistory) and never changed once built, so each is written once, not
- * once per policy and prediction.
- */
-const stateJson = new WeakMap<DialogueState, string>();
 
 export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
