@@ -243,7 +243,6 @@ describe(TypeOrmTrackerStore.name, () => {
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
-  Operation?: string;
   Plans?: PlanNode[];
 }
 
