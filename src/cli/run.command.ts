@@ -8,6 +8,7 @@ import {
   startEmbeddedPostgres,
   type EmbeddedPostgresHandle,
 } from 'src/platform/database/embedded-postgres.launcher';
+import { baseLoggerOptions } from 'src/platform/logging/logger-options';
 import { watchLauncher } from './node-flags';
 
 /**
@@ -16,7 +17,7 @@ import { watchLauncher } from './node-flags';
  */
 export async function runServer(configured: AppConfig): Promise<void> {
   let config = configured;
-  const log = pino({ level: config.logLevel, base: { context: 'Bootstrap' } });
+  const log = pino({ ...baseLoggerOptions(config.logLevel), base: { context: 'Bootstrap' } });
   if (config.files.credentials !== null && !existsSync(config.files.credentials)) {
     log.warn(
       { file: config.files.credentials },

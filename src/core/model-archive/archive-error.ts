@@ -13,6 +13,8 @@ export type ArchiveProblem =
   | 'nested_compression'
   | 'unpacked_too_large'
   | 'file_too_large'
+  | 'ratio_too_high'
+  | 'special_file'
   | 'too_many_files'
   | 'absolute_path'
   | 'path_traversal'

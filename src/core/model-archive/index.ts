@@ -8,6 +8,7 @@ export {
   type SkippedModelArchive,
 } from 'src/core/model-archive/find-latest';
 export { canonicalJson, fingerprint } from 'src/core/model-archive/fingerprint';
+export { checkLocalModelPath, type CheckedModelPath } from 'src/core/model-archive/local-path';
 export {
   KNOWN_FORMAT_VERSIONS,
   MANIFEST_PATH,
@@ -25,7 +26,9 @@ export {
 } from 'src/core/model-archive/model-name';
 export {
   DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_COMPRESSION_RATIO,
   DEFAULT_MAX_FILES,
+  DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_UNPACKED_BYTES,
   isModelArchiveError,
   readModelArchive,

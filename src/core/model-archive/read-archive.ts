@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { DialogueError } from 'src/core/errors/dialogue-error';
 import { archiveError, quote, type ArchiveProblem } from 'src/core/model-archive/archive-error';
 import { checkMemberPath } from 'src/core/model-archive/archive-path';
+import { checkLocalModelPath } from 'src/core/model-archive/local-path';
 import {
   MANIFEST_PATH,
   checkCompatibility,
@@ -21,8 +23,13 @@ export interface ArchiveLimits {
   readonly maxFiles?: number;
   /** Sum of the sizes of all members once unpacked. Default 2 GiB. */
   readonly maxUnpackedBytes?: number;
-  /** Size of a single member once unpacked. Default: `maxUnpackedBytes`. */
+  /** Size of a single member once unpacked. Default 512 MiB (at most `maxUnpackedBytes`). */
   readonly maxFileBytes?: number;
+  /**
+   * Bytes inflated per compressed byte read, checked once more than 1 MiB is inflated
+   * (decompression bombs). Default 200.
+   */
+  readonly maxCompressionRatio?: number;
 }
 
 export interface ReadModelArchiveOptions extends ArchiveLimits, ParleyCompatibility {}
@@ -35,7 +42,11 @@ export interface ModelArchiveContents {
 
 export const DEFAULT_MAX_BYTES = 500 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 1000;
-export const DEFAULT_MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024;
+export const DEFAULT_MAX_UNPACKED_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_FILE_BYTES = 512 * 1024 * 1024;
+export const DEFAULT_MAX_COMPRESSION_RATIO = 200;
+/** Inflated bytes below which the compression ratio is not checked (headers, small files). */
+const RATIO_FLOOR_BYTES = 1024 * 1024;
 
 /** Largest pax / GNU long-name meta entry accepted; bigger ones are refused. */
 const MAX_META_ENTRY_BYTES = 64 * 1024;
@@ -53,6 +64,7 @@ interface ResolvedLimits {
   readonly maxFiles: number;
   readonly maxUnpackedBytes: number;
   readonly maxFileBytes: number;
+  readonly maxCompressionRatio: number;
 }
 
 function resolveLimits(limits: ArchiveLimits): ResolvedLimits {
@@ -61,7 +73,8 @@ function resolveLimits(limits: ArchiveLimits): ResolvedLimits {
     maxBytes: limits.maxBytes ?? DEFAULT_MAX_BYTES,
     maxFiles: limits.maxFiles ?? DEFAULT_MAX_FILES,
     maxUnpackedBytes,
-    maxFileBytes: Math.min(limits.maxFileBytes ?? maxUnpackedBytes, maxUnpackedBytes),
+    maxFileBytes: Math.min(limits.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, maxUnpackedBytes),
+    maxCompressionRatio: limits.maxCompressionRatio ?? DEFAULT_MAX_COMPRESSION_RATIO,
   };
 }
 
@@ -107,9 +120,13 @@ function entryProblem(type: string): { reason: ArchiveProblem; what: string } {
 }
 
 async function openArchive(archive: string, limits: ResolvedLimits): Promise<FileHandle> {
+  const checked = await checkLocalModelPath(archive);
+  if (checked.kind !== 'file') throw archiveError(archive, 'not_a_file', 'not a regular file');
   let handle: FileHandle;
   try {
-    handle = await open(archive, 'r');
+    // Non-blocking: should the path be swapped for a FIFO after the check, opening it still
+    // returns at once, and the type check below refuses it.
+    handle = await open(checked.path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if (errorCode(error, 'code') === 'ENOENT') {
       throw archiveError(archive, 'not_found', 'the file does not exist');
@@ -227,7 +244,18 @@ async function scanArchive(archive: string, limits: ResolvedLimits, visit: Visit
             'unpacked_too_large',
             `the archive unpacks to more than ${streamLimit} bytes (maxUnpackedBytes ` +
               `${limits.maxUnpackedBytes} plus tar framing); refusing a possible decompression bomb`,
-            { limit: limits.maxUnpackedBytes },
+            { limit: limits.maxUnpackedBytes, limitName: 'maxUnpackedBytes' },
+          );
+        }
+        if (
+          streamBytes > RATIO_FLOOR_BYTES &&
+          streamBytes > limits.maxCompressionRatio * Math.max(compressedBytes, 1)
+        ) {
+          return fail(
+            'ratio_too_high',
+            `the archive inflates more than ${limits.maxCompressionRatio} times its compressed ` +
+              `size (maxCompressionRatio); refusing a possible decompression bomb`,
+            { limit: limits.maxCompressionRatio, limitName: 'maxCompressionRatio' },
           );
         }
         feed(chunk, false);
@@ -349,8 +377,13 @@ async function scanArchive(archive: string, limits: ResolvedLimits, visit: Visit
           throw archiveError(
             archive,
             'file_too_large',
-            `member ${quote(path)} is ${entry.size} bytes, more than the limit of ${limits.maxFileBytes} bytes`,
-            { member: path, size: entry.size, limit: limits.maxFileBytes },
+            `member ${quote(path)} is ${entry.size} bytes, more than the limit of ${limits.maxFileBytes} bytes (maxFileBytes)`,
+            {
+              member: path,
+              size: entry.size,
+              limit: limits.maxFileBytes,
+              limitName: 'maxFileBytes',
+            },
           );
         }
         fileBytes += entry.size;
@@ -359,15 +392,26 @@ async function scanArchive(archive: string, limits: ResolvedLimits, visit: Visit
             archive,
             'unpacked_too_large',
             `the members unpack to more than the limit of ${limits.maxUnpackedBytes} bytes ` +
-              `(reached at ${quote(path)})`,
-            { member: path, limit: limits.maxUnpackedBytes },
+              `(maxUnpackedBytes, reached at ${quote(path)})`,
+            { member: path, limit: limits.maxUnpackedBytes, limitName: 'maxUnpackedBytes' },
           );
         }
         const chunks: Buffer[] = [];
         let received = 0;
         entry.on('data', (chunk: Buffer) => {
+          if (settled) return;
           received += chunk.length;
-          if (received <= entry.size) chunks.push(chunk);
+          // Counted as inflated, whatever the header declared.
+          if (received > entry.size || received > limits.maxFileBytes) {
+            fail(
+              'file_too_large',
+              `member ${quote(path)} holds more bytes than its header declares or the limit of ` +
+                `${limits.maxFileBytes} bytes (maxFileBytes)`,
+              { member: path, limit: limits.maxFileBytes, limitName: 'maxFileBytes' },
+            );
+            return;
+          }
+          chunks.push(chunk);
         });
         entry.on('end', () => {
           if (settled) return;

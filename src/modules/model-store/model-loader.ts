@@ -1,9 +1,11 @@
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { DialogueError, Domain } from 'src/core';
 import {
+  checkLocalModelPath,
   readModelArchive,
   scanModelDirectory,
+  type ArchiveLimits,
+  type CheckedModelPath,
   type ParleyCompatibility,
 } from 'src/core/model-archive';
 import { loadNlu } from 'src/core/nlu';
@@ -20,8 +22,11 @@ export const COMPATIBILITY: ParleyCompatibility = {
  * Reads a model archive into a LoadedAssistant: the domain, the model's identity and its
  * trained NLU (when the archive has `nlu/model.json`).
  */
-export async function loadModelArchive(path: string): Promise<LoadedAssistant> {
-  const { manifest, files } = await readModelArchive(path, COMPATIBILITY);
+export async function loadModelArchive(
+  path: string,
+  limits: ArchiveLimits = {},
+): Promise<LoadedAssistant> {
+  const { manifest, files } = await readModelArchive(path, { ...limits, ...COMPATIBILITY });
   const domainYaml = files.get('domain.yml');
   if (domainYaml === undefined) {
     throw new DialogueError('MODEL.INVALID_ARCHIVE', `${path}: the archive has no domain.yml`, {
@@ -64,16 +69,22 @@ function readPhrases(json: string): string[] | undefined {
 
 /**
  * Resolves `--model` (an archive, or a directory whose newest archive is taken) to an archive
- * path; null when there is none.
+ * path; null when there is none. Anything but a regular file or a directory (a FIFO, a device,
+ * a `/proc` entry) is refused before it is opened; a symbolic link is followed and its target
+ * checked the same way.
  */
-export async function resolveModelPath(path: string): Promise<string | null> {
-  let isDirectory: boolean;
+export async function resolveModelPath(
+  path: string,
+  limits: ArchiveLimits = {},
+): Promise<string | null> {
+  let checked: CheckedModelPath;
   try {
-    isDirectory = (await stat(path)).isDirectory();
-  } catch {
-    return null;
+    checked = await checkLocalModelPath(path);
+  } catch (e) {
+    if (e instanceof DialogueError && e.details['reason'] === 'not_found') return null;
+    throw e;
   }
-  if (!isDirectory) return path;
-  const scan = await scanModelDirectory(path, { compatibility: COMPATIBILITY });
+  if (checked.kind === 'file') return path;
+  const scan = await scanModelDirectory(path, { ...limits, compatibility: COMPATIBILITY });
   return scan.latest?.path ?? null;
 }

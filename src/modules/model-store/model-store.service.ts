@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, posix } from 'node:path';
 import { DialogueError, remoteModelKey, type ModelPersistor } from 'src/core';
-import { DEFAULT_MAX_BYTES } from 'src/core/model-archive';
+import { DEFAULT_MAX_BYTES, type ArchiveLimits } from 'src/core/model-archive';
 import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { type RemoteStorageSettings } from 'src/platform/config/remote-storage-settings';
@@ -47,6 +47,7 @@ export async function loadFromPersistor(
   name: string,
   storagePath: string | null,
   maxBytes = DEFAULT_MAX_BYTES,
+  limits: ArchiveLimits = {},
 ): Promise<LoadedAssistant> {
   const keys = retrieveKeys(name, storagePath);
   let key: string | null = null;
@@ -84,16 +85,31 @@ export async function loadFromPersistor(
   const dir = await mkdtemp(join(tmpdir(), 'parley-remote-'));
   try {
     await persistor.retrieveTar(key, dir);
-    const assistant = await loadModelArchive(join(dir, basename(key)));
+    const assistant = await loadModelArchive(join(dir, basename(key)), limits);
     return assistant;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
+/** The setting behind each archive limit, named in the failure so that operators can raise it. */
+const LIMIT_SETTINGS: Readonly<Record<string, string>> = {
+  maxFileBytes: 'PARLEY_MODEL_MAX_FILE_BYTES',
+  maxUnpackedBytes: 'PARLEY_MODEL_MAX_UNPACKED_BYTES',
+  maxCompressionRatio: 'PARLEY_MODEL_MAX_COMPRESSION_RATIO',
+};
+
 /** Anything that escapes the loader becomes a 400 `LoadingError`; DialogueErrors keep their code. */
 export function asLoadingError(e: unknown, source: string): DialogueError {
-  if (e instanceof DialogueError) return e;
+  if (e instanceof DialogueError) {
+    const limitName = e.details['limitName'];
+    const setting = typeof limitName === 'string' ? LIMIT_SETTINGS[limitName] : undefined;
+    if (setting === undefined) return e;
+    return new DialogueError(e.code, `${e.message} (limit set by ${setting})`, {
+      ...e.details,
+      setting,
+    });
+  }
   const reason = e instanceof Error ? e.message : String(e);
   return new DialogueError(
     'MODEL.INVALID_ARCHIVE',
@@ -149,10 +165,16 @@ export class ModelStore {
 
   /** A local archive, or the newest archive of a directory; null when there is none. */
   async loadLocal(path: string): Promise<LoadedAssistant | null> {
-    const resolved = await resolveModelPath(path);
+    const limits = this.config.modelArchive;
+    let resolved: string | null;
+    try {
+      resolved = await resolveModelPath(path, limits);
+    } catch (e) {
+      throw asLoadingError(e, path);
+    }
     if (resolved === null) return null;
     try {
-      return await loadModelArchive(resolved);
+      return await loadModelArchive(resolved, limits);
     } catch (e) {
       throw asLoadingError(e, resolved);
     }
@@ -162,7 +184,10 @@ export class ModelStore {
   async pull(server: ModelServerConfig): Promise<{ assistant: LoadedAssistant; etag: string }> {
     const download = await fetchModelFromServer(server, this.currentEtag(), this.fetchLimits);
     try {
-      return { assistant: await loadModelArchive(download.path), etag: download.etag };
+      return {
+        assistant: await loadModelArchive(download.path, this.config.modelArchive),
+        etag: download.etag,
+      };
     } catch (e) {
       throw asLoadingError(e, server.url);
     } finally {
@@ -188,7 +213,13 @@ export class ModelStore {
     const persistor = this.persistor(kind);
     const settings = this.storageSettings();
     try {
-      return await loadFromPersistor(persistor, name, settings.path, this.fetchLimits.maxBytes);
+      return await loadFromPersistor(
+        persistor,
+        name,
+        settings.path,
+        this.fetchLimits.maxBytes,
+        this.config.modelArchive,
+      );
     } catch (e) {
       throw asLoadingError(e, `${kind}:${name}`);
     }

@@ -62,6 +62,15 @@ export interface AppConfig {
   readonly serveModels: boolean;
   /** `PARLEY_PROJECT_DIR`: the assistant project root (custom persistors); default the cwd. */
   readonly projectDir: string;
+  /**
+   * Limits on a model archive while it is read (`PUT /model`, `--model`, model server, remote
+   * storage): largest member and sum of members once unpacked, and the compression ratio.
+   */
+  readonly modelArchive: {
+    readonly maxFileBytes: number;
+    readonly maxUnpackedBytes: number;
+    readonly maxCompressionRatio: number;
+  };
 }
 
 export interface OidcConfig {

@@ -157,4 +157,18 @@ export class EnvSchema {
   @IsOptional() @Transform(toBool) @IsBoolean() PARLEY_SERVE_MODELS?: boolean;
 
   @IsOptional() @IsString() PARLEY_PROJECT_DIR?: string;
+
+  /** Largest member of a model archive once unpacked, in bytes. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) PARLEY_MODEL_MAX_FILE_BYTES?: number;
+
+  /** Largest sum of the members of a model archive once unpacked, in bytes. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) PARLEY_MODEL_MAX_UNPACKED_BYTES?: number;
+
+  /** Most bytes a model archive may inflate to per compressed byte. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(2)
+  @Max(100_000)
+  PARLEY_MODEL_MAX_COMPRESSION_RATIO?: number;
 }

@@ -1,6 +1,11 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { resolve } from 'node:path';
+import {
+  DEFAULT_MAX_COMPRESSION_RATIO,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_UNPACKED_BYTES,
+} from 'src/core/model-archive';
 import { type AppConfig, type JwtMethod, type LogLevel } from './app-config';
 import { EnvSchema } from './env.schema';
 import { remoteStorageProblems, remoteStorageSettings } from './remote-storage-settings';
@@ -111,6 +116,12 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     remoteStorage: remoteStorageSettings(env),
     serveModels: schema.PARLEY_SERVE_MODELS ?? false,
     projectDir: resolve(schema.PARLEY_PROJECT_DIR ?? '.'),
+    modelArchive: {
+      maxFileBytes: schema.PARLEY_MODEL_MAX_FILE_BYTES ?? DEFAULT_MAX_FILE_BYTES,
+      maxUnpackedBytes: schema.PARLEY_MODEL_MAX_UNPACKED_BYTES ?? DEFAULT_MAX_UNPACKED_BYTES,
+      maxCompressionRatio:
+        schema.PARLEY_MODEL_MAX_COMPRESSION_RATIO ?? DEFAULT_MAX_COMPRESSION_RATIO,
+    },
   };
 }
 
@@ -181,4 +192,7 @@ export const ENV_KEYS = [
   'GRAPHQL_MAX_COMPLEXITY',
   'PARLEY_SERVE_MODELS',
   'PARLEY_PROJECT_DIR',
+  'PARLEY_MODEL_MAX_FILE_BYTES',
+  'PARLEY_MODEL_MAX_UNPACKED_BYTES',
+  'PARLEY_MODEL_MAX_COMPRESSION_RATIO',
 ] as const;

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { DialogueError } from 'src/core';
 import { allowedMethodsFor } from 'src/platform/http/route-methods';
+import { redactUrl } from 'src/platform/logging/redact';
 import { ApiError } from './api-error';
 import { type ErrorCode } from './error-map';
 import { failureBody, type FailureBody } from './failure-body';
@@ -15,7 +16,7 @@ interface Resolved {
 /**
  * Turns every error that reaches Nest into Rasa's failure body. Known errors go through the
  * error table; anything else becomes a 500 with an error id that is logged with the stack —
- * the stack itself never reaches the client.
+ * the stack itself never reaches the client, and no credential of the URL reaches the log.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -53,7 +54,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     const errorId = randomUUID();
     this.logger.error(
-      { err: exception, errorId, method: req.method, url: req.originalUrl },
+      { err: exception, errorId, method: req.method, url: redactUrl(req.originalUrl) },
       'unhandled error',
     );
     return {

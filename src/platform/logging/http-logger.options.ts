@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Options } from 'pino-http';
 import { type AppConfig } from 'src/platform/config/app-config';
+import { baseLoggerOptions } from './logger-options';
+import { redactHeaders, redactUrl } from './redact';
 
 /**
  * The request's id: the caller's `x-request-id` when it is sane, else a new one; set once on the
@@ -19,23 +21,30 @@ export function requestId(req: IncomingMessage & { id?: unknown }, res: ServerRe
 /**
  * pino-http options shared by the request logger and the application logger: JSON lines, a
  * request id (from `x-request-id` or a new one) echoed in the response and carried by the
- * request's log line, tokens in the query string and Authorization headers never logged.
+ * request's log line, and no credential in any line (`baseLoggerOptions`): the request line
+ * holds the URL with credential parameters hidden, the response line the headers with
+ * credential headers (`set-cookie`, …) hidden.
  */
 export function httpLoggerOptions(config: AppConfig): Options {
+  const base = baseLoggerOptions(config.logLevel);
   return {
-    level: config.logLevel,
+    ...base,
     genReqId: (req: IncomingMessage, res: ServerResponse) => {
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
       res.setHeader('x-request-id', id);
       return id;
     },
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], remove: true },
     serializers: {
+      ...base.serializers,
       req: (req: { id: unknown; method: string; url: string }) => ({
         id: req.id,
         method: req.method,
-        url: req.url.replace(/([?&]token=)[^&]*/g, '$1***'),
+        url: redactUrl(req.url),
+      }),
+      res: (res: { statusCode: number; headers?: Record<string, unknown> }) => ({
+        statusCode: res.statusCode,
+        headers: redactHeaders(res.headers),
       }),
     },
     autoLogging: { ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') },
