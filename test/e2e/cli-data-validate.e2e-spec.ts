@@ -164,6 +164,19 @@ rules:
     rmSync(root, { recursive: true, force: true });
   });
 
+  it('parley train warns about the policy keys it ignores, and trains', () => {
+    const dir = project(root, 'ted', {
+      'config.yml': `${CONFIG}  - name: TEDPolicy\n    epochs: 5\n    constrain_similarities: true\n`,
+      'data/nlu.yml': NLU,
+      'data/rules.yml': CLEAN_RULES,
+    });
+    const run = cli(['train', '--out', join(dir, 'models')], {}, 60_000, dir);
+    expect(run.stderr).toContain(
+      "warning: config.yml: TEDPolicy ignores 'constrain_similarities' (it reads only 'max_history', 'epochs', 'priority').",
+    );
+    expect(run.status).toBe(0);
+  });
+
   it('parley train exits 1 naming the action, its rule, file and line', () => {
     const dir = project(root, 'bot', { 'data/nlu.yml': NLU, 'data/rules.yml': STORIES });
     const run = cli(['train', '--out', join(dir, 'models')], {}, 60_000, dir);
