@@ -7,6 +7,7 @@ import { PARLEY_VERSION } from 'src/platform/config/version';
 import { runOptionsToEnv, type RunOptions } from './cli-env';
 // Commands are loaded when they run: `run` pulls in Nest, TypeORM and pg (seconds of start-up)
 // that `train`, `test` and `shell` do not need.
+import { type DataValidateOptions } from './data.command';
 import { type ShellOptions, type TestCoreOptions } from './dialogue.command';
 import { type ShellNluOptions } from './shell.command';
 import { type TestNluOptions } from './test.command';
@@ -18,6 +19,14 @@ const EXIT_USAGE = 2;
 /** `--augmentation`: an integer, as Rasa's argparse `type=int`. */
 function augmentationFactor(value: string): number {
   if (!/^\s*-?\d+\s*$/.test(value)) throw new InvalidArgumentError('must be an integer.');
+  return Number.parseInt(value, 10);
+}
+
+/** `--max-history`: a positive integer, as Rasa's `rasa data validate` requires. */
+function maxHistory(value: string): number {
+  if (!/^\s*\d+\s*$/.test(value) || Number.parseInt(value, 10) < 1) {
+    throw new InvalidArgumentError('must be a positive integer.');
+  }
   return Number.parseInt(value, 10);
 }
 
@@ -102,6 +111,35 @@ export function buildCli(): Command {
       const { trainModel } = await import('./train.command.js');
       const result = await trainModel(opts);
       process.stdout.write(`${result.path}\n`);
+    });
+  program
+    .command('data')
+    .description('Check training data: `data validate [stories]`')
+    .command('validate')
+    .description(
+      'Check the domain and the data for mistakes and inconsistencies (`validate stories`: only conflicts between stories)',
+    )
+    .argument('[what]', 'stories: check the story structure only')
+    .option('--data <paths...>', 'training data files or folders (default data/)')
+    .option('-d, --domain <file>', 'domain file (default domain.yml)')
+    .addOption(
+      new Option(
+        '--max-history <n>',
+        'turns of history for the story-structure check (default: the longest story)',
+      ).argParser(maxHistory),
+    )
+    .option('--fail-on-warnings', 'fail on warnings too', false)
+    .action(async (what: string | undefined, opts: DataValidateOptions) => {
+      if (what !== undefined && what !== 'stories') {
+        throw new CommanderError(
+          EXIT_USAGE,
+          'parley.badFile',
+          `error: unknown check '${what}' (only 'stories' is available)`,
+        );
+      }
+      const { validateData } = await import('./data.command.js');
+      const result = await validateData(opts, what === 'stories');
+      if (!result.ok) process.exitCode = 1;
     });
   program
     .command('test')

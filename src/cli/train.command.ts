@@ -68,6 +68,30 @@ function hasNluContent(data: NluTrainingData): boolean {
   );
 }
 
+/** The NLU data (merged; null without any) and the stories and rules of the data paths. */
+export async function readTrainingData(
+  dataPaths: readonly string[],
+  log: (line: string) => void,
+): Promise<{ data: NluTrainingData | null; stories: StoryBlock[] }> {
+  const parts: NluTrainingData[] = [];
+  const stories: StoryBlock[] = [];
+  for (const file of await yamlFiles(dataPaths)) {
+    const text = await readFile(file, 'utf8');
+    const result = readNluYaml(text, file);
+    for (const w of result.warnings) log(`warning: ${w}`);
+    if (hasNluContent(result.data)) parts.push(result.data);
+    if (hasStoriesOrRules(text)) {
+      const read = readStoriesYaml(text, file);
+      for (const w of read.warnings) log(`warning: ${w}`);
+      stories.push(...read.blocks);
+    }
+  }
+  if (parts.length === 0 && stories.length === 0) {
+    throw new Error(`no training data (NLU, stories or rules) found in ${dataPaths.join(', ')}`);
+  }
+  return { data: parts.length > 0 ? mergeNluTrainingData(parts) : null, stories };
+}
+
 /**
  * `parley train`: reads the NLU data and the stories/rules (NLU-only, dialogue-only or both),
  * domain and config, trains the NLU pipeline and writes a model archive to `out`. Skips training
@@ -88,23 +112,7 @@ export async function trainModel(
   const domainText = await readFile(domainFile, 'utf8');
   const domain = Domain.fromYaml(domainText, domainFile);
 
-  const parts: NluTrainingData[] = [];
-  const stories: StoryBlock[] = [];
-  for (const file of await yamlFiles(dataPaths)) {
-    const text = await readFile(file, 'utf8');
-    const result = readNluYaml(text, file);
-    for (const w of result.warnings) log(`warning: ${w}`);
-    if (hasNluContent(result.data)) parts.push(result.data);
-    if (hasStoriesOrRules(text)) {
-      const read = readStoriesYaml(text, file);
-      for (const w of read.warnings) log(`warning: ${w}`);
-      stories.push(...read.blocks);
-    }
-  }
-  if (parts.length === 0 && stories.length === 0) {
-    throw new Error(`no training data (NLU, stories or rules) found in ${dataPaths.join(', ')}`);
-  }
-  const data = parts.length > 0 ? mergeNluTrainingData(parts) : null;
+  const { data, stories } = await readTrainingData(dataPaths, log);
 
   const progress = trainProgress(process.stderr, log);
   const result = await trainNluModel(

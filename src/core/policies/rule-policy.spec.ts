@@ -156,7 +156,10 @@ describe('RulePolicy training checks', () => {
 
   it('restrict_rules: false accepts rules with several user turns', () => {
     const { domain, text } = rulesBot();
-    const { blocks } = readStoryFiles([{ text, file: 'data/rules.yml' }]);
+    // The bot's two-stage-fallback rule runs an action its domain lacks (training refuses it).
+    const blocks = readStoryFiles([{ text, file: 'data/rules.yml' }]).blocks.filter(
+      (b) => !b.name.includes('TwoStageFallback'),
+    );
     expect(() =>
       trainDialogue(blocks, domain, [
         { name: 'RulePolicy', restrict_rules: false, check_for_contradictions: false },

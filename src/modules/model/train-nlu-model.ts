@@ -7,6 +7,7 @@ import {
   writeModelArchive,
 } from 'src/core/model-archive';
 import { trainNlu, type ProgressCallback } from 'src/core/nlu';
+import { policyConfigWarnings } from 'src/core/policies/policy-config';
 import { DEFAULT_AUGMENTATION_FACTOR, trainDialogue } from 'src/core/processor/train-dialogue';
 import { type NluTrainingData, type ProjectConfig } from 'src/core/training-data';
 import { type StoryBlock } from 'src/core/training-data/stories-yaml-reader';
@@ -106,6 +107,7 @@ export async function trainNluModel(
     const responses = data?.responses ?? {};
     const coreDomain = domain.withResponses(responses);
     log(`Training dialogue policies on ${stories.length} stories and rules...`);
+    for (const w of policyConfigWarnings(config.policies)) log(`warning: ${w}`);
     const { ensemble } = trainDialogue(stories, coreDomain, config.policies, {
       augmentationFactor: augmentation,
     });
