@@ -1,6 +1,7 @@
 'use strict';
-// One jest run, three projects: pure unit specs beside the code, integration specs
-// against a real PostgreSQL, and e2e specs through the same configureApp() as main.ts.
+// One jest run, four projects: pure unit specs beside the code, integration specs
+// against a real PostgreSQL, e2e specs through the same configureApp() as main.ts, and a fuzz
+// suite against a spawned server.
 const fs = require('node:fs');
 const swc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 delete swc.$schema;
@@ -24,5 +25,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
     },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    // Property-based fuzzing of a spawned server (test/fuzz/README.md).
+    { ...common, displayName: 'fuzz', testMatch: ['<rootDir>/test/fuzz/**/*.fuzz-spec.ts'] },
   ],
 };

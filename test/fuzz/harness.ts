@@ -1,0 +1,220 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { BIN, ROOT, freePort } from 'test/utils/cli';
+
+/** fast-check settings shared by every property: a fixed seed unless FUZZ_SEED says otherwise. */
+export const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261127;
+const RUN_FACTOR = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 1;
+if (!Number.isFinite(FUZZ_SEED) || !Number.isFinite(RUN_FACTOR) || RUN_FACTOR <= 0) {
+  throw new Error('FUZZ_SEED must be an integer and FUZZ_RUNS a positive number');
+}
+
+/** Cases actually run by every property so far (for the summary line). */
+export const casesRun = { count: 0 };
+
+/**
+ * Parameters of one property: `baseRuns` cases, multiplied by FUZZ_RUNS; the first failure ends
+ * the run (no shrinking, so the time stays bounded) unless FUZZ_SHRINK=1.
+ */
+export function fuzzParams(baseRuns: number): {
+  seed: number;
+  numRuns: number;
+  endOnFailure: boolean;
+  includeErrorInReport: boolean;
+} {
+  return {
+    seed: FUZZ_SEED,
+    numRuns: Math.max(1, Math.round(baseRuns * RUN_FACTOR)),
+    endOnFailure: process.env.FUZZ_SHRINK !== '1',
+    includeErrorInReport: true,
+  };
+}
+
+/** A `parley run` server process of its own, so a crash (exit) is observable. */
+export interface FuzzServer {
+  readonly base: string;
+  readonly port: number;
+  readonly pid: number;
+  /** Exit code or signal when the process has exited, else null. */
+  exited(): string | null;
+  output(): string;
+  /** Resident set size of the server process in bytes (from /proc). */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node <flags> bin/parley.js run <args>` directly (the Node flags are given, so the
+ * launcher does not start a second process: `pid` is the server itself).
+ */
+export async function startFuzzServer(args: string[], env: NodeJS.ProcessEnv): Promise<FuzzServer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--max-semi-space-size=32', BIN, 'run', ...args],
+    { cwd: ROOT, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'pipe' },
+  );
+  let output = '';
+  const keep = (d: Buffer): void => {
+    output += d.toString();
+    if (output.length > 2_000_000) output = output.slice(-1_000_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exit: string | null = null;
+  const exitedP = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exit = `exit code ${code} signal ${signal}`;
+      resolve();
+    }),
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const server: FuzzServer = {
+    base,
+    port,
+    pid: child.pid as number,
+    exited: () => exit,
+    output: () => output,
+    rss: () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+      return kb ? Number(kb[1]) * 1024 : 0;
+    },
+    stop: async () => {
+      if (exit === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exitedP;
+      clearTimeout(timer);
+    },
+  };
+  for (let i = 0; i < 160 && exit === null; i++) {
+    const ready = await fetch(`${base}/health/ready`).catch(() => null);
+    if (ready?.status === 200) return server;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await server.stop();
+  throw new Error(`parley run did not become ready:\n${output.slice(-5000)}`);
+}
+
+/** One raw HTTP exchange: what the server answered, or why there was no answer. */
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+export class NoAnswer extends Error {}
+
+/**
+ * Sends `head` + `body` as they are over a fresh TCP connection (any bytes: NUL, invalid UTF-8,
+ * broken percent-escapes) and reads the answer until the server closes the connection
+ * (`Connection: close` is sent). Rejects with NoAnswer after `timeoutMs` ("hang") or when the
+ * connection ends without a status line.
+ */
+export function rawRequest(
+  port: number,
+  head: Buffer,
+  body: Buffer,
+  timeoutMs: number,
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = (error: Error | null): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      if (error) {
+        reject(error);
+        return;
+      }
+      try {
+        resolve(parseResponse(Buffer.concat(chunks)));
+      } catch (e) {
+        reject(e instanceof Error ? e : new NoAnswer(String(e)));
+      }
+    };
+    const timer = setTimeout(
+      () => finish(new NoAnswer(`no complete answer within ${timeoutMs} ms (hang)`)),
+      timeoutMs,
+    );
+    socket.on('data', (d: Buffer) => {
+      chunks.push(d);
+      // A complete answer with a known length ends the exchange without waiting for the close.
+      const all = Buffer.concat(chunks);
+      if (complete(all)) finish(null);
+    });
+    socket.on('end', () => finish(null));
+    // The server may close while the body is still being written (e.g. after a 413): what it
+    // answered before counts.
+    socket.on('error', () => finish(null));
+    socket.write(Buffer.concat([head, body]));
+  });
+}
+
+function headEnd(buf: Buffer): number {
+  return buf.indexOf('\r\n\r\n');
+}
+
+function complete(buf: Buffer): boolean {
+  const end = headEnd(buf);
+  if (end < 0) return false;
+  const head = buf.subarray(0, end).toString('latin1');
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+  if (length) return buf.length - (end + 4) >= Number(length[1]);
+  if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+    return (
+      buf.subarray(end + 4).includes('\r\n0\r\n\r\n') ||
+      buf.subarray(end + 4).indexOf('0\r\n\r\n') === 0
+    );
+  }
+  // HEAD answers and 204/304 carry no body.
+  return /^HTTP\/1\.[01] (204|304)/.test(head);
+}
+
+function parseResponse(buf: Buffer): RawResponse {
+  const end = headEnd(buf);
+  if (end < 0) {
+    throw new NoAnswer(
+      buf.length === 0
+        ? 'connection closed without an answer'
+        : `incomplete answer: ${JSON.stringify(buf.subarray(0, 200).toString('latin1'))}`,
+    );
+  }
+  const lines = buf.subarray(0, end).toString('latin1').split('\r\n');
+  const statusLine = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? '');
+  if (!statusLine) throw new NoAnswer(`not an HTTP answer: ${JSON.stringify(lines[0])}`);
+  const headers: Record<string, string> = {};
+  for (const line of lines.slice(1)) {
+    const i = line.indexOf(':');
+    if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+  }
+  let body = buf.subarray(end + 4);
+  if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = dechunk(body);
+  else if (headers['content-length'] !== undefined) {
+    body = body.subarray(0, Number(headers['content-length']));
+  }
+  return { status: Number(statusLine[1]), headers, body };
+}
+
+function dechunk(buf: Buffer): Buffer {
+  const out: Buffer[] = [];
+  let at = 0;
+  while (at < buf.length) {
+    const eol = buf.indexOf('\r\n', at);
+    if (eol < 0) break;
+    const size = parseInt(buf.subarray(at, eol).toString('latin1'), 16);
+    if (!Number.isFinite(size) || size === 0) break;
+    out.push(buf.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+  return Buffer.concat(out);
+}
+
+/** Waits `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
