@@ -253,6 +253,18 @@ describe('model management routes (PUT/DELETE /model, GET /domain, GET /license)
     it('answers 400 when the model server sends no ETag, and keeps the old model', async () => {
       const server = await modelServer(readFileSync(archive), {});
       try {
+        // The failure names the server without the credentials in its URL.
+        const withSecrets = new URL(server.url);
+        withSecrets.username = 'ann';
+        withSecrets.password = 'userinfo-secret';
+        withSecrets.searchParams.set('token', 'query-secret');
+        const secret = await request(t.url)
+          .put('/model')
+          .send({ model_server: { url: withSecrets.toString() } });
+        expect(secret.status).toBe(400);
+        expect(JSON.stringify(secret.body)).not.toMatch(/userinfo-secret|query-secret/);
+        expect(secret.body.details.url).toContain(withSecrets.host);
+
         const res = await request(t.url)
           .put('/model')
           .send({ model_server: { url: server.url } });

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DialogueError } from 'src/core';
 import { DEFAULT_MAX_BYTES } from 'src/core/model-archive';
+import { redactText, redactUrl } from 'src/platform/logging/redact';
 
 /** Rasa's EndpointConfig for a model server (`model_server` of `PUT /model`). */
 export interface ModelServerConfig {
@@ -51,7 +52,7 @@ export function parseModelServerConfig(value: unknown): ModelServerConfig {
   try {
     parsed = new URL(url);
   } catch {
-    throw invalid(`"url" is not a valid URL: ${JSON.stringify(url)}.`);
+    throw invalid(`"url" is not a valid URL: ${JSON.stringify(redactText(url))}.`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw invalid(`"url" must use http or https, got "${parsed.protocol.replace(/:$/, '')}".`);
@@ -139,11 +140,24 @@ export async function fetchModelFromServer(
     ...config.headers,
     'If-None-Match': currentFingerprint ?? randomUUID().replace(/-/g, ''),
   };
-  if (config.basicAuth !== null) {
-    const { username, password } = config.basicAuth;
+  // Credentials in the URL (`http://user:pw@host/…`) are basic auth, as aiohttp reads them;
+  // fetch refuses such URLs, so they move to the header (the explicit `basic_auth` wins).
+  const userinfo =
+    url.username === ''
+      ? null
+      : {
+          username: decodeURIComponent(url.username),
+          password: decodeURIComponent(url.password),
+        };
+  url.username = '';
+  url.password = '';
+  const basicAuth = config.basicAuth ?? userinfo;
+  if (basicAuth !== null) {
+    const { username, password } = basicAuth;
     headers.Authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
   }
-  const where = { url: config.url };
+  // Answers and logs name the server without its credentials (userinfo, token parameters).
+  const where = { url: redactUrl(config.url) };
   let response: Response;
   try {
     response = await fetch(url, {
@@ -160,7 +174,10 @@ export async function fetchModelFromServer(
         : e instanceof Error
           ? ((e.cause instanceof Error ? e.cause.message : undefined) ?? e.message)
           : String(e);
-    throw serverError(`Could not fetch the model from the model server: ${reason}.`, where);
+    throw serverError(
+      `Could not fetch the model from the model server: ${redactText(reason)}.`,
+      where,
+    );
   }
   if (response.status !== 200) {
     await response.body?.cancel().catch(() => undefined);
