@@ -90,9 +90,9 @@ describe('custom channels (moodbot)', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(lines).toEqual([
-      { recipient_id: sender, text: 'Here is something to cheer you up:' },
-      { recipient_id: sender, image: 'https://i.imgur.com/iPa8HCj.jpeg' },
-      { recipient_id: sender, text: 'Did that help you?' },
+      { recipient_id: sender, text: 'Maybe this picture brightens it up:' },
+      { recipient_id: sender, image: 'https://images.example.org/parley/sunrise.jpg' },
+      { recipient_id: sender, text: 'Did that lift your mood?' },
     ]);
   });
 

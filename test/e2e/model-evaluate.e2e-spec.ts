@@ -7,11 +7,11 @@ import { trainModel } from 'src/cli/train.command';
 import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { loadModelArchive } from 'src/modules/model-store/model-loader';
 import request from 'supertest';
-import { SHARED, startTestApp, type TestApp } from 'test/utils/create-test-app';
+import { FIXTURES, startTestApp, type TestApp } from 'test/utils/create-test-app';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'parley.js');
-const MOODBOT = join(SHARED, 'bots', 'moodbot');
+const MOODBOT = join(FIXTURES, 'moodbot');
 const NLU = readFileSync(join(MOODBOT, 'data', 'nlu.yml'), 'utf8');
 const YAML = 'application/x-yaml';
 const CV_CONFIG =

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, startCliServer } from 'test/utils/cli';
-import { SHARED } from 'test/utils/create-test-app';
+import { FIXTURES } from 'test/utils/create-test-app';
 
-const MOODBOT = join(SHARED, 'bots', 'moodbot');
+const MOODBOT = join(FIXTURES, 'moodbot');
 
 function train(dir: string, config: string, extra: string[] = []) {
   return cli([
