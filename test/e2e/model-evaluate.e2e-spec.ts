@@ -120,7 +120,7 @@ describe('POST /model/test/intents and parley test/shell nlu', () => {
     expect(intents.accuracy).toBeGreaterThan(0.9);
     expect(typeof intents.f1_score).toBe('number');
     expect(typeof intents.precision).toBe('number');
-    expect(intents.predictions).toHaveLength(67);
+    expect(intents.predictions).toHaveLength(76);
     expect(Array.isArray(intents.errors)).toBe(true);
     const report = intents.report as Record<string, unknown>;
     // sklearn: `accuracy` when the labels cover every prediction, else `micro avg`.
@@ -170,7 +170,7 @@ describe('POST /model/test/intents and parley test/shell nlu', () => {
     const intents = res.body.intent_evaluation;
     expect(typeof intents.f1_score).toBe('number');
     expect(intents.f1_score).toBeGreaterThan(0.5);
-    expect(intents.predictions).toHaveLength(67);
+    expect(intents.predictions).toHaveLength(76);
     expect(intents.report['weighted avg']['f1-score']).toBeCloseTo(intents.f1_score, 10);
     for (const key of ['precision', 'f1_score', 'report', 'errors']) {
       expect(intents).toHaveProperty(key);
