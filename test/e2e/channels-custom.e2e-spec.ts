@@ -120,7 +120,7 @@ describe('custom channels (moodbot)', () => {
       .expect(200);
     expect(res.body).toEqual({
       conversation: id,
-      replies: ['HEY! HOW ARE YOU?'],
+      replies: ['HI THERE! HOW IS YOUR DAY GOING?'],
       metadata: { via: 'shout', agent: 'shout-client/1' },
     });
     const tracker = await request(t.url).get(`/conversations/${id}/tracker`).expect(200);

@@ -72,7 +72,12 @@ describe('socketio channel (moodbot)', () => {
       socket.emit('user_uttered', { message: '/mood_unhappy', session_id: sessionId });
       expect(await unhappy).toEqual([
         { text: 'Maybe this picture brightens it up:' },
-        { attachment: { type: 'image', payload: { src: 'https://images.example.org/parley/sunrise.jpg' } } },
+        {
+          attachment: {
+            type: 'image',
+            payload: { src: 'https://images.example.org/parley/sunrise.jpg' },
+          },
+        },
         { text: 'Did that lift your mood?' },
       ]);
 

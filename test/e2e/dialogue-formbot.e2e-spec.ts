@@ -119,7 +119,10 @@ describe('formbot dialogue end to end', () => {
   });
 
   it('passes its test stories over HTTP', async () => {
-    const res = await postTestStories(t.url, join(FIXTURES, 'formbot', 'tests', 'test_stories.yml'));
+    const res = await postTestStories(
+      t.url,
+      join(FIXTURES, 'formbot', 'tests', 'test_stories.yml'),
+    );
     expect(res.body.report.conversation_accuracy).toEqual({
       accuracy: 1,
       correct: 3,

@@ -326,7 +326,9 @@ describe('moodbot dialogue end to end', () => {
       .post(`/conversations/${sender}/execute?include_events=ALL`)
       .send({ name: 'utter_happy', policy: 'manual', confidence: 0.5 })
       .expect(200);
-    expect(res.body.messages).toEqual([{ recipient_id: sender, text: 'Glad to hear it. Keep it up!' }]);
+    expect(res.body.messages).toEqual([
+      { recipient_id: sender, text: 'Glad to hear it. Keep it up!' },
+    ]);
     const last = (res.body.tracker.events as Record<string, unknown>[])
       .filter((e) => e.event === 'action')
       .pop();

@@ -45,7 +45,10 @@ describe('GraphQL over conversations held through the REST channel', () => {
       .post('/webhooks/rest/webhook')
       .send({ sender, message: 'hi' })
       .expect(200);
-    expect(hi.body[0]).toMatchObject({ recipient_id: sender, text: 'Hi there! How is your day going?' });
+    expect(hi.body[0]).toMatchObject({
+      recipient_id: sender,
+      text: 'Hi there! How is your day going?',
+    });
     await request(t.url)
       .post('/webhooks/rest/webhook')
       .send({ sender, message: 'I am very sad' })
