@@ -7,6 +7,7 @@ const root = require('../../jest.config.js');
 const e2e = root.projects.find((p) => p.displayName === 'e2e');
 
 module.exports = {
+  rootDir: require('node:path').resolve(__dirname, '..', '..'),
   globalSetup: root.globalSetup,
   globalTeardown: root.globalTeardown,
   testTimeout: root.testTimeout,
