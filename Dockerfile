@@ -12,4 +12,4 @@ ENV NODE_ENV=production
 COPY --from=build /app /app
 EXPOSE 5005
 ENTRYPOINT ["node", "bin/parley.js"]
-CMD ["run", "--enable-api", "--domain", "examples/moodbot/domain.yml"]
+CMD ["run", "--enable-api", "--domain", "examples/coffee/domain.yml"]

@@ -5,7 +5,7 @@
 //
 //   npm run build && node bench/channels.js [--conversations 10,50] [--turns 20]
 //
-// 1. trains the bundled moodbot (`parley train`, examples/moodbot/config.parley.yml);
+// 1. trains the test mood bot (`parley train`, test/fixtures/moodbot/config.full.yml);
 // 2. starts `parley run --model <tmp> --credentials <tmp>` (socketio + callback, LOG_LEVEL=silent)
 //    in its own process;
 // 3. for each conversation count: every conversation sends --turns messages one after the other
@@ -35,8 +35,8 @@ const {
 const { BIN, ROOT, freePort, moodbotFiles, trainParley } = require('./lib/parley');
 
 const TURNS = [
-  ['hi', 'Hey! How are you?'],
-  ['great', 'Great, carry on!'],
+  ['hi', 'Hi there! How is your day going?'],
+  ['great', 'Glad to hear it. Keep it up!'],
 ];
 
 function parseArgs(argv) {

@@ -4,7 +4,7 @@
 //
 //   npm run build && node bench/dialogue.js [--duration 10] [--warmup 2]
 //
-// 1. trains the moodbot (examples/moodbot, config.parley.yml: NLU + policies) with
+// 1. trains the mood bot (test/fixtures/moodbot, config.full.yml: NLU + policies) with
 //    `parley train` into a temp dir and reports the wall time (target < 3 s);
 // 2. starts `parley run --enable-api --model <tmp>` and the bare Nest app, each in its own process;
 // 3. autocannon with 10 and 50 connections, each connection one conversation at a time
@@ -111,7 +111,7 @@ async function main() {
       message: 'hello there',
     });
     check(
-      Array.isArray(sample.json) && sample.json[0]?.text === 'Hey! How are you?',
+      Array.isArray(sample.json) && sample.json[0]?.text === 'Hi there! How is your day going?',
       'the moodbot greets',
     );
 

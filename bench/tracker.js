@@ -37,7 +37,7 @@ const { parseNumberArgs } = require('./lib/parley');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'results', 'tracker.json');
-const DOMAIN_FILE = path.join(ROOT, 'examples', 'moodbot', 'domain.yml');
+const DOMAIN_FILE = path.join(ROOT, 'test', 'fixtures', 'moodbot', 'domain.yml');
 const TARGET_RATIO = 0.4;
 const TARGET_LARGE_P95_MS = 50;
 const LARGE_EVENTS = 10_000;

@@ -12,7 +12,7 @@ const { SERVER_START_TIMEOUT_MS } = require('./http-bench');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'parley.js');
-const MOODBOT = path.join(ROOT, 'examples', 'moodbot');
+const MOODBOT = path.join(ROOT, 'test', 'fixtures', 'moodbot');
 const STOP_TIMEOUT_MS = 20_000;
 
 /**
@@ -73,8 +73,8 @@ function trainParley({ data, domain, config, out, args = [], env, timeout = 300_
   });
 }
 
-/** The bundled moodbot's files (examples/moodbot) with config file `config`. */
-function moodbotFiles(config = 'config.parley.yml') {
+/** The test mood bot's files (test/fixtures/moodbot) with config file `config`. */
+function moodbotFiles(config = 'config.full.yml') {
   return {
     data: [path.join(MOODBOT, 'data')],
     domain: path.join(MOODBOT, 'domain.yml'),

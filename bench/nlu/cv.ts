@@ -3,7 +3,7 @@
  * parameter overrides (or whole pipelines) given as a JSON list on the command line:
  *   node bench/nlu/cv.js '[{"label":"base"},{"label":"linear","hidden_layers_sizes":{"text":[]}}]'
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_PIPELINE, trainNlu } from 'src/core/nlu/pipeline';
 import { Random } from 'src/core/nlu/random';
@@ -13,6 +13,13 @@ import { type NluExample } from 'src/core/training-data/nlu-training-data';
 
 // shared/ sits beside the repository; the bench is run from the repository root.
 const SHARED = process.env['PARLEY_SHARED'] ?? resolve(process.cwd(), '..', 'shared');
+if (!existsSync(join(SHARED, 'datasets', 'braun2017'))) {
+  // The Braun et al. (2017) corpora are not part of the repository.
+  console.log(
+    `${join(SHARED, 'datasets', 'braun2017')} not found: NLU benchmark skipped (set PARLEY_SHARED)`,
+  );
+  process.exit(0);
+}
 const CORPORA = ['ChatbotCorpus', 'AskUbuntuCorpus', 'WebApplicationsCorpus'];
 
 interface Variant {

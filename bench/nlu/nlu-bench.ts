@@ -1,7 +1,7 @@
 /* NLU benchmark: Parley vs NLP.js (node-nlp 4.27) on the Braun et al. 2017 corpora, plus
  * moodbot training time and a synthetic 15,000-utterance / 150-intent training run. */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -15,6 +15,13 @@ import { readNluYaml } from 'src/core/training-data/nlu-yaml-reader';
 const ROOT = process.env['PARLEY_ROOT'] ?? resolve(__dirname, '..', '..', '..', '..');
 // shared/ sits beside the repository; the bench is run from the repository root.
 const SHARED = process.env['PARLEY_SHARED'] ?? resolve(process.cwd(), '..', 'shared');
+if (!existsSync(join(SHARED, 'datasets', 'braun2017'))) {
+  // The Braun et al. (2017) corpora are not part of the repository.
+  console.log(
+    `${join(SHARED, 'datasets', 'braun2017')} not found: NLU benchmark skipped (set PARLEY_SHARED)`,
+  );
+  process.exit(0);
+}
 const CORPORA = ['ChatbotCorpus', 'AskUbuntuCorpus', 'WebApplicationsCorpus'];
 const NONE = 'None';
 /** PARLEY_TRAIN_THREADS=1 trains on one thread (for before/after comparisons); default: trainNlu's. */
@@ -399,7 +406,7 @@ export async function main(args: readonly string[]): Promise<void> {
   );
   results['totals'] = { parley: f1(totals.parley), nlpjs: skipNlpJs ? null : f1(totals.nlpjs) };
 
-  const moodFile = join(SHARED, 'bots', 'moodbot', 'data', 'nlu.yml');
+  const moodFile = join(process.cwd(), 'test', 'fixtures', 'moodbot', 'data', 'nlu.yml');
   const mood = readNluYaml(readFileSync(moodFile, 'utf8'), moodFile).data;
   const m0 = performance.now();
   await trainNlu(mood, { language: 'en', pipeline: null }, { seed: 42, ...THREADS });

@@ -75,9 +75,9 @@ describe('callback channel (moodbot)', () => {
       .send({ sender, message: '/mood_unhappy' })
       .expect(200, 'success');
     expect(receiver.received.map((r) => r.body)).toEqual([
-      { recipient_id: sender, text: 'Here is something to cheer you up:' },
-      { recipient_id: sender, image: 'https://i.imgur.com/iPa8HCj.jpeg' },
-      { recipient_id: sender, text: 'Did that help you?' },
+      { recipient_id: sender, text: 'Maybe this picture brightens it up:' },
+      { recipient_id: sender, image: 'https://images.example.org/parley/sunrise.jpg' },
+      { recipient_id: sender, text: 'Did that lift your mood?' },
     ]);
   });
 
@@ -108,7 +108,7 @@ describe('callback channel (moodbot)', () => {
       .send({ sender, message: '/mood_great' })
       .expect(200, 'success');
     expect(receiver.received.map((r) => r.body)).toEqual([
-      { recipient_id: sender, text: 'Great, carry on!' },
+      { recipient_id: sender, text: 'Glad to hear it. Keep it up!' },
     ]);
   });
 

@@ -90,9 +90,9 @@ describe('custom channels (moodbot)', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(lines).toEqual([
-      { recipient_id: sender, text: 'Here is something to cheer you up:' },
-      { recipient_id: sender, image: 'https://i.imgur.com/iPa8HCj.jpeg' },
-      { recipient_id: sender, text: 'Did that help you?' },
+      { recipient_id: sender, text: 'Maybe this picture brightens it up:' },
+      { recipient_id: sender, image: 'https://images.example.org/parley/sunrise.jpg' },
+      { recipient_id: sender, text: 'Did that lift your mood?' },
     ]);
   });
 
@@ -120,7 +120,7 @@ describe('custom channels (moodbot)', () => {
       .expect(200);
     expect(res.body).toEqual({
       conversation: id,
-      replies: ['HEY! HOW ARE YOU?'],
+      replies: ['HI THERE! HOW IS YOUR DAY GOING?'],
       metadata: { via: 'shout', agent: 'shout-client/1' },
     });
     const tracker = await request(t.url).get(`/conversations/${id}/tracker`).expect(200);

@@ -7,10 +7,10 @@ import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app
 afterAll(removeTempDirs);
 
 const GREETING = {
-  text: 'Hey! How are you?',
+  text: 'Hi there! How is your day going?',
   quick_replies: [
-    { content_type: 'text', title: 'great', payload: '/mood_great' },
-    { content_type: 'text', title: 'super sad', payload: '/mood_unhappy' },
+    { content_type: 'text', title: 'good', payload: '/mood_great' },
+    { content_type: 'text', title: 'not so good', payload: '/mood_unhappy' },
   ],
 };
 
@@ -71,9 +71,14 @@ describe('socketio channel (moodbot)', () => {
       const unhappy = next(socket, 'bot_uttered', 3);
       socket.emit('user_uttered', { message: '/mood_unhappy', session_id: sessionId });
       expect(await unhappy).toEqual([
-        { text: 'Here is something to cheer you up:' },
-        { attachment: { type: 'image', payload: { src: 'https://i.imgur.com/iPa8HCj.jpeg' } } },
-        { text: 'Did that help you?' },
+        { text: 'Maybe this picture brightens it up:' },
+        {
+          attachment: {
+            type: 'image',
+            payload: { src: 'https://images.example.org/parley/sunrise.jpg' },
+          },
+        },
+        { text: 'Did that lift your mood?' },
       ]);
 
       const tracker = await request(t.url).get(`/conversations/${sessionId}/tracker`).expect(200);
@@ -105,7 +110,7 @@ describe('socketio channel (moodbot)', () => {
         .post(`/conversations/${sessionId}/trigger_intent?output_channel=latest`)
         .send({ name: 'bot_challenge' })
         .expect(200);
-      expect(await again).toEqual([{ text: 'I am a bot, powered by Rasa.' }]);
+      expect(await again).toEqual([{ text: 'I am a bot, built with Parley.' }]);
     } finally {
       socket.close();
     }
@@ -127,7 +132,7 @@ describe('socketio channel (moodbot)', () => {
       await session(second, sessionId);
       const answer = next(second, 'bot_uttered');
       second.emit('user_uttered', { message: '/mood_great', session_id: sessionId });
-      expect(await answer).toEqual([{ text: 'Great, carry on!' }]);
+      expect(await answer).toEqual([{ text: 'Glad to hear it. Keep it up!' }]);
     } finally {
       second.close();
     }
@@ -150,7 +155,7 @@ describe('socketio channel (moodbot)', () => {
       const answer = next(socket, 'bot_uttered');
       socket.emit('user_uttered', { message: '/bot_challenge', session_id: sessionId });
       await answer;
-      expect(replies).toEqual([{ text: 'I am a bot, powered by Rasa.' }]);
+      expect(replies).toEqual([{ text: 'I am a bot, built with Parley.' }]);
     } finally {
       socket.close();
     }

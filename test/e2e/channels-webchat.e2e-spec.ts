@@ -79,20 +79,20 @@ describe('rasa-webchat in headless Chromium (moodbot)', () => {
       await tab.goto(siteUrl);
       await tab.locator('.rw-launcher').click();
       // The init payload's answer shows the widget is connected.
-      await tab.locator('.rw-response', { hasText: 'I am a bot, powered by Rasa.' }).waitFor();
+      await tab.locator('.rw-response', { hasText: 'I am a bot, built with Parley.' }).waitFor();
       await tab.locator('.rw-new-message').fill('hi');
       await tab.locator('.rw-send').click();
       await tab.locator('.rw-client', { hasText: 'hi' }).waitFor();
-      await tab.locator('.rw-response', { hasText: 'Hey! How are you?' }).waitFor();
-      await tab.locator('.rw-reply', { hasText: 'great' }).waitFor();
-      await tab.locator('.rw-reply', { hasText: 'super sad' }).waitFor();
+      await tab.locator('.rw-response', { hasText: 'Hi there! How is your day going?' }).waitFor();
+      await tab.locator('.rw-reply', { hasText: /^good$/ }).waitFor();
+      await tab.locator('.rw-reply', { hasText: 'not so good' }).waitFor();
       expect(await tab.locator('.rw-response').allInnerTexts()).toEqual([
-        'I am a bot, powered by Rasa.',
-        'Hey! How are you?',
+        'I am a bot, built with Parley.',
+        'Hi there! How is your day going?',
       ]);
       // A quick reply sends its payload (/mood_great) through the socket.
-      await tab.locator('.rw-reply', { hasText: 'great' }).click();
-      await tab.locator('.rw-response', { hasText: 'Great, carry on!' }).waitFor();
+      await tab.locator('.rw-reply', { hasText: /^good$/ }).click();
+      await tab.locator('.rw-response', { hasText: 'Glad to hear it. Keep it up!' }).waitFor();
     } finally {
       await tab.close();
     }

@@ -52,7 +52,7 @@ describe('parley CLI', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', PARLEY_DATA_DIR: dataDir };
     delete env.DATABASE_URL;
     const server = await startCliServer(
-      ['--enable-api', '--domain', 'examples/moodbot/domain.yml'],
+      ['--enable-api', '--domain', 'examples/coffee/domain.yml'],
       env,
     );
     try {
@@ -83,7 +83,7 @@ describe('parley CLI', () => {
     const port = await freePort();
     const launcher = spawn(
       process.execPath,
-      [BIN, 'run', '--domain', 'examples/moodbot/domain.yml'],
+      [BIN, 'run', '--domain', 'examples/coffee/domain.yml'],
       {
         cwd: ROOT,
         env: { ...process.env, PORT: String(port), LOG_LEVEL: 'silent' },

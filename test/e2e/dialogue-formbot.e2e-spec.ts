@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { withEndpointsFile } from 'test/utils/action-server';
 import {
-  botFiles,
-  FORMBOT_DIR,
+  FORMBOT,
   postTestStories,
   sayRestTexts,
   startAppWithModel,
@@ -15,11 +14,9 @@ import { freePort } from 'test/utils/cli';
 import { FIXTURES, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
 import { startFormbotActionServer } from 'test/utils/formbot-action-server';
 
-const FORMBOT = botFiles(FORMBOT_DIR, join(FIXTURES, 'formbot', 'config.yml'));
-
 /**
- * The formbot trained by `parley train` (regex/lookup stand-in for Duckling), its
- * `validate_restaurant_form` served by a real action server on loopback (endpoints.yml), and a
+ * The hotel booking form bot (test/fixtures/formbot) trained by `parley train`, its
+ * `validate_booking_form` served by a real action server on loopback (endpoints.yml), and a
  * form filled through the REST channel with validation and an interruption.
  */
 describe('formbot dialogue end to end', () => {
@@ -29,10 +26,7 @@ describe('formbot dialogue end to end', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-form-'));
-    trainBot(
-      { ...FORMBOT, data: [...FORMBOT.data, join(FIXTURES, 'formbot', 'data')] },
-      join(dir, 'models'),
-    );
+    trainBot(FORMBOT, join(dir, 'models'));
     actions = await withEndpointsFile(startFormbotActionServer());
     t = await startTestApp({
       env: { PARLEY_ENDPOINTS: actions.endpoints, PARLEY_MODEL: join(dir, 'models') },
@@ -54,77 +48,81 @@ describe('formbot dialogue end to end', () => {
 
   it('fills the form with validation and an interruption, then submits', async () => {
     const s = uniqueId('form');
-    expect(await say(s, '/greet')).toEqual([
-      'Hello! I am restaurant search assistant! How can I help?',
+    expect(await say(s, '/greet')).toEqual(['Hello! I book hotel rooms. What can I do for you?']);
+    expect(await say(s, '/request_booking')).toEqual([
+      'Which room would you like: single, double or suite?',
     ]);
-    expect(await say(s, '/request_restaurant')).toEqual(['What cuisine?']);
-    expect(await say(s, '/inform{"cuisine": "klingon"}')).toEqual([
-      'Cuisine type is not in the database, please try again',
-      'What cuisine?',
+    expect(await say(s, '/inform{"room_type": "penthouse"}')).toEqual([
+      'We have no such room, please pick another one',
+      'Which room would you like: single, double or suite?',
     ]);
-    expect(await say(s, '/chitchat')).toEqual(['chitchat', 'What cuisine?']);
-    expect(await say(s, '/inform{"cuisine": "greek"}')).toEqual(['How many people?']);
+    expect(await say(s, '/chitchat')).toEqual([
+      'I only know about bookings',
+      'Which room would you like: single, double or suite?',
+    ]);
+    expect(await say(s, '/inform{"room_type": "double"}')).toEqual(['How many guests?']);
     expect(await say(s, '/inform{"number": "0"}')).toEqual([
-      'Number of people should be a positive integer, please try again',
-      'How many people?',
+      'The number of guests should be a whole number above zero, please try again',
+      'How many guests?',
     ]);
-    expect(await say(s, '/inform{"number": "3"}')).toEqual(['Do you want to sit outside?']);
-    expect(await say(s, '/affirm')).toEqual(['Please provide additional preferences']);
-    expect(await say(s, '/deny')).toEqual(['Please give your feedback on your experience so far']);
-    const done = await say(s, '/inform{"feedback": "great"}');
-    expect(done[0]).toBe('All done!');
-    expect(done[1]).toContain('cuisine: greek');
-    expect(done[1]).toContain('num_people: 3');
-    expect(done[1]).toContain('outdoor_seating: True');
-    expect(done[1]).toContain('preferences: no additional preferences');
+    expect(await say(s, '/inform{"number": "3"}')).toEqual(['Would you like breakfast?']);
+    expect(await say(s, '/affirm')).toEqual(['Any special requests?']);
+    const done = await say(s, '/deny');
+    expect(done[0]).toBe('Your room is booked!');
+    expect(done[1]).toContain('room_type: double');
+    expect(done[1]).toContain('guests: 3');
+    expect(done[1]).toContain('breakfast: True');
+    expect(done[1]).toContain('requests: no special requests');
 
     const tracker = await request(t.url).get(`/conversations/${s}/tracker`).expect(200);
     expect(tracker.body.slots).toMatchObject({
-      cuisine: 'greek',
-      num_people: 3,
-      outdoor_seating: true,
-      preferences: 'no additional preferences',
-      feedback: 'great',
+      room_type: 'double',
+      guests: 3,
+      breakfast: true,
+      requests: 'no special requests',
       requested_slot: null,
     });
     expect(tracker.body.active_loop).toEqual({});
     const events = tracker.body.events as Record<string, unknown>[];
     expect(
-      events.some((e) => e.event === 'action_execution_rejected' && e.name === 'restaurant_form'),
+      events.some((e) => e.event === 'action_execution_rejected' && e.name === 'booking_form'),
     ).toBe(true);
     const call = actions.calls.find((c) => c.sender_id === s);
     expect(call).toMatchObject({
-      next_action: 'validate_restaurant_form',
+      next_action: 'validate_booking_form',
       version: expect.any(String),
     });
-    expect(call?.domain).toHaveProperty('forms.restaurant_form');
+    expect(call?.domain).toHaveProperty('forms.booking_form');
   });
 
   it('an action server answering 400 rejects the form without losing the turn', async () => {
     const s = uniqueId('form');
-    await say(s, '/request_restaurant');
-    await say(s, '/inform{"cuisine": "reject"}');
+    await say(s, '/request_booking');
+    await say(s, '/inform{"room_type": "reject"}');
     const tracker = await request(t.url).get(`/conversations/${s}/tracker`).expect(200);
     const events = tracker.body.events as Record<string, unknown>[];
     expect(events.filter((e) => e.event === 'user')).toHaveLength(2);
     expect(
-      events.some((e) => e.event === 'action_execution_rejected' && e.name === 'restaurant_form'),
+      events.some((e) => e.event === 'action_execution_rejected' && e.name === 'booking_form'),
     ).toBe(true);
     expect(events.at(-1)).toMatchObject({ event: 'action', name: 'action_listen' });
   });
 
-  it('finds numbers with the regex/lookup stand-in for Duckling', async () => {
+  it('finds numbers with the regex and lookup table', async () => {
     const res = await request(t.url)
       .post('/model/parse')
-      .send({ text: 'a table for 4 people' })
+      .send({ text: 'a room for 4 guests' })
       .expect(200);
     expect(res.body.entities).toEqual(
       expect.arrayContaining([expect.objectContaining({ entity: 'number', value: '4' })]),
     );
   });
 
-  it('passes its (corrected) test stories over HTTP', async () => {
-    const res = await postTestStories(t.url, join(FIXTURES, 'formbot', 'test_stories.yml'));
+  it('passes its test stories over HTTP', async () => {
+    const res = await postTestStories(
+      t.url,
+      join(FIXTURES, 'formbot', 'tests', 'test_stories.yml'),
+    );
     expect(res.body.report.conversation_accuracy).toEqual({
       accuracy: 1,
       correct: 3,
@@ -160,11 +158,11 @@ describe('formbot with an unreachable action server', () => {
     const s = uniqueId('down');
     await request(t.url)
       .post('/webhooks/rest/webhook')
-      .send({ sender: s, message: '/request_restaurant' })
+      .send({ sender: s, message: '/request_booking' })
       .expect(200);
     const res = await request(t.url)
       .post('/webhooks/rest/webhook')
-      .send({ sender: s, message: '/inform{"cuisine": "greek"}' })
+      .send({ sender: s, message: '/inform{"room_type": "double"}' })
       .expect(200);
     expect(Array.isArray(res.body)).toBe(true);
     const tracker = await request(t.url).get(`/conversations/${s}/tracker`).expect(200);

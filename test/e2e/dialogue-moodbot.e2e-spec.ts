@@ -13,7 +13,7 @@ import {
   type TrainedBotApp,
 } from 'test/utils/bots';
 import { BIN, ROOT } from 'test/utils/cli';
-import { SHARED, uniqueId } from 'test/utils/create-test-app';
+import { FIXTURES, uniqueId } from 'test/utils/create-test-app';
 
 const BOT = MOODBOT_DIR;
 
@@ -55,20 +55,20 @@ describe('moodbot dialogue end to end', () => {
     expect(await say(sender, 'hello')).toEqual([
       {
         recipient_id: sender,
-        text: 'Hey! How are you?',
+        text: 'Hi there! How is your day going?',
         buttons: [
-          { title: 'great', payload: '/mood_great' },
-          { title: 'super sad', payload: '/mood_unhappy' },
+          { title: 'good', payload: '/mood_great' },
+          { title: 'not so good', payload: '/mood_unhappy' },
         ],
       },
     ]);
     expect(await say(sender, '/mood_unhappy')).toEqual([
-      { recipient_id: sender, text: 'Here is something to cheer you up:' },
-      { recipient_id: sender, image: 'https://i.imgur.com/iPa8HCj.jpeg' },
-      { recipient_id: sender, text: 'Did that help you?' },
+      { recipient_id: sender, text: 'Maybe this picture brightens it up:' },
+      { recipient_id: sender, image: 'https://images.example.org/parley/sunrise.jpg' },
+      { recipient_id: sender, text: 'Did that lift your mood?' },
     ]);
     expect(await say(sender, '/affirm')).toEqual([
-      { recipient_id: sender, text: 'Great, carry on!' },
+      { recipient_id: sender, text: 'Glad to hear it. Keep it up!' },
     ]);
 
     const tracker = await request(t.url)
@@ -93,7 +93,7 @@ describe('moodbot dialogue end to end', () => {
       confidence: 1,
     });
     expect((greet?.metadata as Record<string, unknown>).model_id).toEqual(expect.any(String));
-    expect((greet?.metadata as Record<string, unknown>).assistant_id).toBe('mood_bot');
+    expect((greet?.metadata as Record<string, unknown>).assistant_id).toBe('parley_mood');
   });
 
   it('`parley shell` chats through a pipe and ends at end of input', () => {
@@ -105,13 +105,13 @@ describe('moodbot dialogue end to end', () => {
     });
     expect(r.status).toBe(0);
     expect(r.stdout.split('\n').filter(Boolean)).toEqual([
-      'Hey! How are you?',
-      '  [great](/mood_great)',
-      '  [super sad](/mood_unhappy)',
-      'Here is something to cheer you up:',
-      'Image: https://i.imgur.com/iPa8HCj.jpeg',
-      'Did that help you?',
-      'Bye',
+      'Hi there! How is your day going?',
+      '  [good](/mood_great)',
+      '  [not so good](/mood_unhappy)',
+      'Maybe this picture brightens it up:',
+      'Image: https://images.example.org/parley/sunrise.jpg',
+      'Did that lift your mood?',
+      'See you later!',
     ]);
   });
 
@@ -150,16 +150,16 @@ describe('moodbot dialogue end to end', () => {
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     const lines = (res.body as string).split('\n').filter(Boolean);
     expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([
-      { recipient_id: sender, text: 'Here is something to cheer you up:' },
-      { recipient_id: sender, image: 'https://i.imgur.com/iPa8HCj.jpeg' },
-      { recipient_id: sender, text: 'Did that help you?' },
+      { recipient_id: sender, text: 'Maybe this picture brightens it up:' },
+      { recipient_id: sender, image: 'https://images.example.org/parley/sunrise.jpg' },
+      { recipient_id: sender, text: 'Did that lift your mood?' },
     ]);
   });
 
   it('answers a bot challenge anywhere by the rule', async () => {
     const sender = uniqueId('mood');
     expect(await say(sender, '/bot_challenge')).toEqual([
-      { recipient_id: sender, text: 'I am a bot, powered by Rasa.' },
+      { recipient_id: sender, text: 'I am a bot, built with Parley.' },
     ]);
   });
 
@@ -169,13 +169,13 @@ describe('moodbot dialogue end to end', () => {
     const sender = uniqueId('mood');
     await say(sender, '/greet');
     expect(await say(sender, '/bot_challenge')).toEqual([
-      { recipient_id: sender, text: 'I am a bot, powered by Rasa.' },
+      { recipient_id: sender, text: 'I am a bot, built with Parley.' },
     ]);
     const texts = (await say(sender, '/mood_unhappy')).map((m) => m.text ?? m.image);
     expect(texts).toEqual([
-      'Here is something to cheer you up:',
-      'https://i.imgur.com/iPa8HCj.jpeg',
-      'Did that help you?',
+      'Maybe this picture brightens it up:',
+      'https://images.example.org/parley/sunrise.jpg',
+      'Did that lift your mood?',
     ]);
     const tracker = await request(t.url)
       .get(`/conversations/${sender}/tracker?include_events=ALL`)
@@ -251,7 +251,7 @@ describe('moodbot dialogue end to end', () => {
       .send({ name: 'greet' })
       .expect(200);
     expect(res.body.messages).toEqual([
-      expect.objectContaining({ recipient_id: sender, text: 'Hey! How are you?' }),
+      expect.objectContaining({ recipient_id: sender, text: 'Hi there! How is your day going?' }),
     ]);
     expect(res.body.tracker.latest_action_name).toBe('action_listen');
     const missing = await request(t.url)
@@ -326,7 +326,9 @@ describe('moodbot dialogue end to end', () => {
       .post(`/conversations/${sender}/execute?include_events=ALL`)
       .send({ name: 'utter_happy', policy: 'manual', confidence: 0.5 })
       .expect(200);
-    expect(res.body.messages).toEqual([{ recipient_id: sender, text: 'Great, carry on!' }]);
+    expect(res.body.messages).toEqual([
+      { recipient_id: sender, text: 'Glad to hear it. Keep it up!' },
+    ]);
     const last = (res.body.tracker.events as Record<string, unknown>[])
       .filter((e) => e.event === 'action')
       .pop();
@@ -380,7 +382,7 @@ describe('moodbot dialogue end to end', () => {
       .expect(200);
     expect(viaCallback.body).not.toHaveProperty('messages');
     expect(callback.sent).toEqual([
-      expect.objectContaining({ recipient_id: sender, text: 'Hey! How are you?' }),
+      expect.objectContaining({ recipient_id: sender, text: 'Hi there! How is your day going?' }),
     ]);
 
     await request(t.url)
@@ -392,13 +394,13 @@ describe('moodbot dialogue end to end', () => {
       .send({ name: 'bot_challenge' })
       .expect(200);
     expect(viaLatest.body).not.toHaveProperty('messages');
-    expect(mine.sent).toEqual([{ recipient_id: sender, text: 'I am a bot, powered by Rasa.' }]);
+    expect(mine.sent).toEqual([{ recipient_id: sender, text: 'I am a bot, built with Parley.' }]);
 
     const collected = await request(t.url)
       .post(`/conversations/${sender}/execute?output_channel=no_such_channel`)
       .send({ name: 'utter_goodbye' })
       .expect(200);
-    expect(collected.body.messages).toEqual([{ recipient_id: sender, text: 'Bye' }]);
+    expect(collected.body.messages).toEqual([{ recipient_id: sender, text: 'See you later!' }]);
   });
 
   it('a reminder fires at its time while the server runs; a cancelled one does not', async () => {
@@ -469,7 +471,7 @@ describe('moodbot dialogue end to end', () => {
         .post(`/conversations/${sender}/trigger_intent`)
         .send({ name: 'greet' })
         .expect(200);
-      expect(res.body.messages[0]).toMatchObject({ text: 'Hey! How are you?' });
+      expect(res.body.messages[0]).toMatchObject({ text: 'Hi there! How is your day going?' });
     } finally {
       await request(t.url)
         .put('/model')
@@ -477,8 +479,8 @@ describe('moodbot dialogue end to end', () => {
         .expect(204);
     }
 
-    const rules = readFileSync(join(SHARED, 'bots', 'rules', 'data', 'rules.yml'), 'utf8');
-    const rulesDomain = readFileSync(join(SHARED, 'bots', 'rules', 'domain.yml'), 'utf8');
+    const rules = readFileSync(join(FIXTURES, 'rules', 'data', 'rules.yml'), 'utf8');
+    const rulesDomain = readFileSync(join(FIXTURES, 'rules', 'domain.yml'), 'utf8');
     const bad = await request(t.url)
       .post('/model/train?save_to_default_model_directory=false')
       .set('Content-Type', 'application/x-yaml')
@@ -486,6 +488,6 @@ describe('moodbot dialogue end to end', () => {
         `${rulesDomain}\nlanguage: en\npolicies:\n- name: RulePolicy\n${rules.replace(/^version:.*$/m, '')}`,
       );
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toContain('Detailed FAQ did not help - continue');
+    expect(bad.body.message).toContain('detailed answer did not help - go on');
   });
 });

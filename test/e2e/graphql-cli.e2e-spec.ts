@@ -5,7 +5,7 @@ import { fetchToken, graphql } from 'test/utils/oidc';
 describe('parley run starts the embedded identity provider when no issuer is configured', () => {
   it('serves tokens on Keycloak paths that /api/graphql accepts, and stops with the server', async () => {
     const server = await startCliServer(
-      ['--enable-api', '--domain', join(ROOT, 'examples', 'moodbot', 'domain.yml')],
+      ['--enable-api', '--domain', join(ROOT, 'examples', 'coffee', 'domain.yml')],
       {
         ...process.env,
         OIDC_EMBEDDED_PORT: '0',

@@ -45,7 +45,10 @@ describe('GraphQL over conversations held through the REST channel', () => {
       .post('/webhooks/rest/webhook')
       .send({ sender, message: 'hi' })
       .expect(200);
-    expect(hi.body[0]).toMatchObject({ recipient_id: sender, text: 'Hey! How are you?' });
+    expect(hi.body[0]).toMatchObject({
+      recipient_id: sender,
+      text: 'Hi there! How is your day going?',
+    });
     await request(t.url)
       .post('/webhooks/rest/webhook')
       .send({ sender, message: 'I am very sad' })
@@ -54,7 +57,7 @@ describe('GraphQL over conversations held through the REST channel', () => {
     const modelId = status.body.model_id as string;
 
     const page = await graphql(t.url, token, RAW, {
-      input: { assistantId: 'mood_bot', fromTime: since, limit: 50 },
+      input: { assistantId: 'parley_mood', fromTime: since, limit: 50 },
     });
     expect(page.status).toBe(200);
     expect(page.body.errors).toBeUndefined();
@@ -78,14 +81,14 @@ describe('GraphQL over conversations held through the REST channel', () => {
       'mood_unhappy',
     ]);
     const bots = events.filter((e) => e.event === 'bot').map((e) => e.text);
-    expect(bots).toContain('Hey! How are you?');
-    expect(bots).toContain('Here is something to cheer you up:');
+    expect(bots).toContain('Hi there! How is your day going?');
+    expect(bots).toContain('Maybe this picture brightens it up:');
     expect(events.filter((e) => e.event === 'action').map((e) => e.name)).toEqual(
       expect.arrayContaining(['action_session_start', 'utter_greet', 'utter_cheer_up']),
     );
     for (const event of events) expect(event.sender_id).toBe(sender);
     for (const event of [...users, ...events.filter((e) => e.event === 'bot')]) {
-      expect(event.metadata).toMatchObject({ model_id: modelId, assistant_id: 'mood_bot' });
+      expect(event.metadata).toMatchObject({ model_id: modelId, assistant_id: 'parley_mood' });
     }
   });
 });

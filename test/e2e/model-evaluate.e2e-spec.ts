@@ -7,11 +7,11 @@ import { trainModel } from 'src/cli/train.command';
 import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { loadModelArchive } from 'src/modules/model-store/model-loader';
 import request from 'supertest';
-import { SHARED, startTestApp, type TestApp } from 'test/utils/create-test-app';
+import { FIXTURES, startTestApp, type TestApp } from 'test/utils/create-test-app';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'parley.js');
-const MOODBOT = join(SHARED, 'bots', 'moodbot');
+const MOODBOT = join(FIXTURES, 'moodbot');
 const NLU = readFileSync(join(MOODBOT, 'data', 'nlu.yml'), 'utf8');
 const YAML = 'application/x-yaml';
 const CV_CONFIG =
@@ -120,7 +120,7 @@ describe('POST /model/test/intents and parley test/shell nlu', () => {
     expect(intents.accuracy).toBeGreaterThan(0.9);
     expect(typeof intents.f1_score).toBe('number');
     expect(typeof intents.precision).toBe('number');
-    expect(intents.predictions).toHaveLength(67);
+    expect(intents.predictions).toHaveLength(76);
     expect(Array.isArray(intents.errors)).toBe(true);
     const report = intents.report as Record<string, unknown>;
     // sklearn: `accuracy` when the labels cover every prediction, else `micro avg`.
@@ -170,7 +170,7 @@ describe('POST /model/test/intents and parley test/shell nlu', () => {
     const intents = res.body.intent_evaluation;
     expect(typeof intents.f1_score).toBe('number');
     expect(intents.f1_score).toBeGreaterThan(0.5);
-    expect(intents.predictions).toHaveLength(67);
+    expect(intents.predictions).toHaveLength(76);
     expect(intents.report['weighted avg']['f1-score']).toBeCloseTo(intents.f1_score, 10);
     for (const key of ['precision', 'f1_score', 'report', 'errors']) {
       expect(intents).toHaveProperty(key);

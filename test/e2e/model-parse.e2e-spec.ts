@@ -7,9 +7,9 @@ import { trainModel } from 'src/cli/train.command';
 import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { loadModelArchive } from 'src/modules/model-store/model-loader';
 import request from 'supertest';
-import { SHARED, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
+import { FIXTURES, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
 
-const MOODBOT = join(SHARED, 'bots', 'moodbot');
+const MOODBOT = join(FIXTURES, 'moodbot');
 
 describe('POST /model/parse', () => {
   let t: TestApp;
@@ -53,7 +53,7 @@ describe('POST /model/parse', () => {
   it('loads the archive into a LoadedAssistant with its NLU', () => {
     expect(model.modelFile).toMatch(/\.tar\.gz$/);
     expect(model.modelId).toMatch(/^[0-9a-f]{32}$/);
-    expect(model.assistantId).toBe('mood_bot');
+    expect(model.assistantId).toBe('parley_mood');
     expect(model.nlu?.componentNames).toContain('DIETClassifier');
     expect(model.domain.intents).toContain('greet');
   });

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { RESPONSESELECTORBOT, startAppWithTrainedBot, type TrainedBotApp } from 'test/utils/bots';
 
 /**
- * The responseselectorbot's NLU (retrieval intents chitchat/* with their responses) trained by
+ * A response-selector bot's NLU (retrieval intents faq/* with their responses) trained by
  * the CLI, loaded through PUT /model and parsed over HTTP.
  */
 describe('responseselectorbot end to end', () => {
@@ -16,18 +16,18 @@ describe('responseselectorbot end to end', () => {
     await t?.close();
   });
 
-  it('selects the retrieval response of a chitchat question', async () => {
+  it('selects the retrieval response of a question', async () => {
     const res = await request(t.url)
       .post('/model/parse')
-      .send({ text: 'what is the weather like' })
+      .send({ text: 'where is the shop' })
       .expect(200);
-    expect(res.body.intent.name).toBe('chitchat');
-    expect(res.body.intent.full_retrieval_intent_name).toBe('chitchat/ask_weather');
+    expect(res.body.intent.name).toBe('faq');
+    expect(res.body.intent.full_retrieval_intent_name).toBe('faq/ask_location');
     const selected = res.body.response_selector.default.response;
-    expect(selected.intent_response_key).toBe('chitchat/ask_weather');
-    expect(selected.utter_action).toBe('utter_chitchat/ask_weather');
-    expect(selected.responses[0].text).toMatch(/sunny/);
-    expect(res.body.response_selector.all_retrieval_intents).toEqual(['chitchat']);
+    expect(selected.intent_response_key).toBe('faq/ask_location');
+    expect(selected.utter_action).toBe('utter_faq/ask_location');
+    expect(selected.responses[0].text).toMatch(/Harbour Street/);
+    expect(res.body.response_selector.all_retrieval_intents).toEqual(['faq']);
   });
 
   it('parses the bot’s ordinary intents too', async () => {

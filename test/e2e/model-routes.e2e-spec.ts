@@ -9,10 +9,10 @@ import { DEFAULT_FETCH_LIMITS } from 'src/modules/model-store/model-server-clien
 import { ModelStore } from 'src/modules/model-store/model-store.service';
 import request from 'supertest';
 import { Header } from 'tar';
-import { SHARED, startTestApp, testDomain, type TestApp } from 'test/utils/create-test-app';
+import { FIXTURES, startTestApp, testDomain, type TestApp } from 'test/utils/create-test-app';
 import { parse as parseYaml } from 'yaml';
 
-const MOODBOT = join(SHARED, 'bots', 'moodbot');
+const MOODBOT = join(FIXTURES, 'moodbot');
 const TEST_MODEL_ID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 
 /** A gzipped tar whose only member escapes the extraction directory (`../evil.txt`). */

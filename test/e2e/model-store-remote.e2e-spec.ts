@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { craftArchive, manifestFor } from 'src/core/model-archive/testing/raw-tar';
 import request from 'supertest';
 import { cli, cliAsync, startCliServer } from 'test/utils/cli';
-import { FIXTURES, SHARED, startTestApp, type TestApp } from 'test/utils/create-test-app';
+import { FIXTURES, startTestApp, type TestApp } from 'test/utils/create-test-app';
 import { startTestS3, type TestS3 } from 'test/utils/s3-server';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
-const MOODBOT = join(SHARED, 'bots', 'moodbot');
+const MOODBOT = join(FIXTURES, 'moodbot');
 const PROJECT = join(FIXTURES, 'persistor-project');
 const TRAIN_ARGS = [
   'train',

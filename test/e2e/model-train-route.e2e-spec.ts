@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { readModelArchive } from 'src/core/model-archive';
 import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
 import request from 'supertest';
-import { SHARED, startTestApp, type TestApp } from 'test/utils/create-test-app';
+import { FIXTURES, startTestApp, type TestApp } from 'test/utils/create-test-app';
 import { parse, stringify } from 'yaml';
 
-const MOODBOT = join(SHARED, 'bots', 'moodbot');
+const MOODBOT = join(FIXTURES, 'moodbot');
 
 /** The moodbot as one training document: domain + config (DIET 60 epochs) + nlu/stories/rules. */
 function moodbotDocument(): string {
@@ -135,7 +135,7 @@ describe('POST /model/train', () => {
       parleyVersion: PARLEY_VERSION,
       minimumCompatibleVersion: MINIMUM_COMPATIBLE_VERSION,
     });
-    expect(archive.manifest.assistant_id).toBe('mood_bot');
+    expect(archive.manifest.assistant_id).toBe('parley_mood');
     expect(archive.manifest.components).toContain('DIETClassifier');
     // The document holds stories and rules too: the dialogue policies are trained with the NLU.
     expect([...archive.files.keys()].sort()).toEqual([

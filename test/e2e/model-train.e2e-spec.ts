@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, startCliServer } from 'test/utils/cli';
-import { SHARED } from 'test/utils/create-test-app';
+import { FIXTURES } from 'test/utils/create-test-app';
 
-const MOODBOT = join(SHARED, 'bots', 'moodbot');
+const MOODBOT = join(FIXTURES, 'moodbot');
 
 function train(dir: string, config: string, extra: string[] = []) {
   return cli([
@@ -32,34 +32,38 @@ describe('parley train', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('trains the moodbot (SpacyNLP swapped for the default pipeline), then skips by fingerprint', () => {
-    const first = train(dir, join(MOODBOT, 'config.yml'));
+  it('trains the mood bot (SpacyNLP swapped for the default pipeline), then skips by fingerprint', () => {
+    const first = train(dir, join(MOODBOT, 'config.spacy.yml'));
     expect(first.stderr).toContain("'SpacyNLP' is not supported");
     expect(first.stderr).toMatch(/DIETClassifier#\d+ 100%/);
     expect(first.status).toBe(0);
     const path = first.stdout.trim();
     expect(path).toMatch(/models[/\\]\d{8}-\d{6}-[a-z]+-[a-z]+\.tar\.gz$/);
 
-    const second = train(dir, join(MOODBOT, 'config.yml'));
+    const second = train(dir, join(MOODBOT, 'config.spacy.yml'));
     expect(second.status).toBe(0);
     expect(second.stdout.trim()).toBe(path);
     expect(second.stderr).toContain('Nothing changed');
     expect(readdirSync(join(dir, 'models'))).toHaveLength(1);
 
-    const forced = train(dir, join(MOODBOT, 'config.yml'), ['--force', '--fixed-model-name', 'f']);
+    const forced = train(dir, join(MOODBOT, 'config.spacy.yml'), [
+      '--force',
+      '--fixed-model-name',
+      'f',
+    ]);
     expect(forced.status).toBe(0);
     expect(forced.stdout.trim()).toBe(join(dir, 'models', 'f.tar.gz'));
     expect(readdirSync(join(dir, 'models'))).toHaveLength(2);
 
     // The story augmentation factor is part of what the dialogue model is trained from.
-    const noAugmentation = train(dir, join(MOODBOT, 'config.yml'), ['--augmentation', '0']);
+    const noAugmentation = train(dir, join(MOODBOT, 'config.spacy.yml'), ['--augmentation', '0']);
     expect(noAugmentation.status).toBe(0);
     expect(noAugmentation.stderr).not.toContain('Nothing changed');
     expect(readdirSync(join(dir, 'models'))).toHaveLength(3);
-    const again = train(dir, join(MOODBOT, 'config.yml'), ['--augmentation', '0']);
+    const again = train(dir, join(MOODBOT, 'config.spacy.yml'), ['--augmentation', '0']);
     expect(again.stderr).toContain('Nothing changed');
 
-    const bad = train(dir, join(MOODBOT, 'config.yml'), ['--augmentation', 'many']);
+    const bad = train(dir, join(MOODBOT, 'config.spacy.yml'), ['--augmentation', 'many']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("option '--augmentation <factor>' argument 'many' is invalid");
   }, 120_000);
@@ -79,7 +83,7 @@ describe('parley train', () => {
       '--domain',
       join(MOODBOT, 'domain.yml'),
       '--config',
-      join(MOODBOT, 'config.yml'),
+      join(MOODBOT, 'config.spacy.yml'),
       '--out',
       join(dir, 'bad-models'),
     ]);
@@ -93,7 +97,7 @@ describe('parley train', () => {
     const config = join(dir, 'config.yml');
     writeFileSync(
       config,
-      readFileSync(join(MOODBOT, 'config.yml'), 'utf8').replace(/epochs: 1\b/g, 'epochs: 60'),
+      readFileSync(join(MOODBOT, 'config.spacy.yml'), 'utf8').replace(/epochs: 1\b/g, 'epochs: 60'),
     );
     const trained = cli([
       'train',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHARED } from 'test/utils/create-test-app';
+import { FIXTURES } from 'test/utils/create-test-app';
 
 // The compiled pipeline (dist/, built before the e2e run): only there does the training worker
 // exist as JavaScript, which is what `parley train` and `POST /model/train` run.
@@ -13,9 +13,9 @@ const pipeline = require(
 const parallel = require(
   join(DIST, 'nlu', 'softmax-parallel.js'),
 ) as typeof import('src/core/nlu/softmax-parallel');
-const braun = require(
-  join(DIST, 'training-data', 'braun-corpus-reader.js'),
-) as typeof import('src/core/training-data/braun-corpus-reader');
+const reader = require(
+  join(DIST, 'training-data', 'nlu-yaml-reader.js'),
+) as typeof import('src/core/training-data/nlu-yaml-reader');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 const sha = (value: unknown): string =>
@@ -24,12 +24,13 @@ const sha = (value: unknown): string =>
 describe('NLU training on two threads', () => {
   it('gives the same model bytes as one thread (intent model on a worker, entity CRF here)', async () => {
     expect(parallel.softmaxWorkerAvailable()).toBe(true);
-    const file = join(SHARED, 'datasets', 'braun2017', 'ChatbotCorpus.json');
-    const corpus = braun.readBraunCorpus(readFileSync(file, 'utf8'), file);
+    const file = join(FIXTURES, 'nlu', 'transit-nlu.yml');
+    const data = reader.readNluYaml(readFileSync(file, 'utf8'), file).data;
+    expect(data.examples.some((e) => e.entities.length > 0)).toBe(true);
     const config = { language: 'en', pipeline: null };
     const stages: string[] = [];
-    const one = await pipeline.trainNlu(corpus.train, config, { seed: 3, threads: 1 });
-    const two = await pipeline.trainNlu(corpus.train, config, {
+    const one = await pipeline.trainNlu(data, config, { seed: 3, threads: 1 });
+    const two = await pipeline.trainNlu(data, config, {
       seed: 3,
       threads: 2,
       onProgress: (stage, fraction) => {
@@ -40,9 +41,9 @@ describe('NLU training on two threads', () => {
     // Progress of the worker's epochs and the CRF's arrived, ending at 100 %.
     expect(stages.length).toBeGreaterThan(10);
     expect(stages[stages.length - 1]).toBe('1.00');
-    const text = corpus.test.examples[0]?.text ?? '';
+    const text = 'when does the next tram leave the harbour';
     expect(two.parse(text)).toEqual(one.parse(text));
-    const other = await pipeline.trainNlu(corpus.train, config, { seed: 4, threads: 2 });
+    const other = await pipeline.trainNlu(data, config, { seed: 4, threads: 2 });
     expect(sha(other.toJSON())).not.toBe(sha(one.toJSON()));
   }, 120_000);
 });

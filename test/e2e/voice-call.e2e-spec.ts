@@ -32,7 +32,7 @@ describe('a Genesys call to the moodbot (e2e)', () => {
     const domain = parse(readFileSync(join(BOT, 'domain.yml'), 'utf8')) as {
       responses: Record<string, unknown[]>;
     };
-    domain.responses.utter_goodbye = [{ text: 'Bye', custom: { hangup: true } }];
+    domain.responses.utter_goodbye = [{ text: 'See you later!', custom: { hangup: true } }];
     writeFileSync(join(dir, 'domain.yml'), stringify(domain));
     trainBot({ ...botFiles(dir), config: MOODBOT.config }, join(dir, 'models'));
     writeFileSync(

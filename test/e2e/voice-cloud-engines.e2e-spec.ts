@@ -167,7 +167,7 @@ describe('a Genesys call with cloud speech engines (e2e)', () => {
     await waitForUserText(conversationId, 'hi');
     await client.waitFor(() => client.audio.length >= 1, 15_000, 'greeting audio');
     expect(client.audio[0]!.data).toEqual(Buffer.alloc(1000, 0x42));
-    expect(fakes.spoken).toContain('Hey! How are you?');
+    expect(fakes.spoken).toContain('Hi there! How is your day going?');
 
     // The TTS provider fails: the turn ends without audio, the call goes on
     fakes.state.cartesiaFails = true;

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { cli, ROOT } from 'test/utils/cli';
-import { SHARED, startTestApp, type TestApp } from 'test/utils/create-test-app';
+import { cli } from 'test/utils/cli';
+import { FIXTURES, startTestApp, type TestApp } from 'test/utils/create-test-app';
 
 /** The files `parley train` is given for one bot. */
 export interface BotFiles {
@@ -17,14 +17,16 @@ export function botFiles(bot: string, config = join(bot, 'config.yml')): BotFile
   return { data: [join(bot, 'data')], domain: join(bot, 'domain.yml'), config };
 }
 
-export const MOODBOT_DIR = join(ROOT, 'examples', 'moodbot');
+export const MOODBOT_DIR = join(FIXTURES, 'moodbot');
 
-/** The bundled moodbot (examples/moodbot) with its Parley config (NLU + policies). */
-export const MOODBOT = botFiles(MOODBOT_DIR, join(MOODBOT_DIR, 'config.parley.yml'));
-export const RESPONSESELECTORBOT_DIR = join(SHARED, 'bots', 'responseselectorbot');
+/** The test mood bot (test/fixtures/moodbot) with its well-trained config (NLU + policies). */
+export const MOODBOT = botFiles(MOODBOT_DIR, join(MOODBOT_DIR, 'config.full.yml'));
+/** A bike shop bot answering retrieval intents (faq/*) with a ResponseSelector. */
+export const RESPONSESELECTORBOT_DIR = join(FIXTURES, 'responseselectorbot');
 export const RESPONSESELECTORBOT = botFiles(RESPONSESELECTORBOT_DIR);
-/** The formbot's data and domain; its config (and extra data) come from test/fixtures/formbot. */
-export const FORMBOT_DIR = join(SHARED, 'bots', 'formbot');
+/** A hotel booking bot with a form validated by a custom action (validate_booking_form). */
+export const FORMBOT_DIR = join(FIXTURES, 'formbot');
+export const FORMBOT = botFiles(FORMBOT_DIR);
 
 /** Trains `bot` with `parley train` into `out` and returns `out` (a models directory). */
 export function trainBot(bot: BotFiles, out: string): string {

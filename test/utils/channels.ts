@@ -12,12 +12,12 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
-/** The moodbot's utter_greet as the rest and callback channels send it. */
+/** The mood bot's utter_greet as the rest and callback channels send it. */
 export const MOODBOT_GREETING = {
-  text: 'Hey! How are you?',
+  text: 'Hi there! How is your day going?',
   buttons: [
-    { title: 'great', payload: '/mood_great' },
-    { title: 'super sad', payload: '/mood_unhappy' },
+    { title: 'good', payload: '/mood_great' },
+    { title: 'not so good', payload: '/mood_unhappy' },
   ],
 };
 
@@ -35,7 +35,7 @@ export function credentialsFile(yaml: string): string {
 }
 
 /**
- * Trains the bundled moodbot (examples/moodbot: NLU + dialogue) with `parley train` into a
+ * Trains the test mood bot (test/fixtures/moodbot: NLU + dialogue) with `parley train` into a
  * fresh folder and returns the models directory, for `PARLEY_MODEL`.
  */
 export function trainMoodbot(): string {

@@ -8,7 +8,6 @@ import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { validateEnv } from 'src/platform/config/validate-env';
 
-export const SHARED = join(__dirname, '..', '..', '..', 'shared');
 export const FIXTURES = join(__dirname, '..', 'fixtures');
 
 /** Config for a test server: API on, quiet logs, the test database, plus `env` overrides. */

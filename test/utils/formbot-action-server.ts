@@ -5,45 +5,37 @@ import {
   type TestActionServer,
 } from 'test/utils/action-server';
 
-const CUISINES = ['caribbean', 'chinese', 'french', 'greek', 'indian', 'italian', 'mexican'];
+const ROOM_TYPES = ['single', 'double', 'suite'];
 
 /**
- * A tiny custom action server speaking rasa-sdk's protocol on loopback, implementing the
- * formbot's `validate_restaurant_form` as its actions.py does (cuisine from a list, a positive
- * integer number of people, outdoor seating from yes/no or "in"/"out"). A cuisine of `reject`
- * answers HTTP 400 (ActionExecutionRejection).
+ * A tiny custom action server speaking rasa-sdk's protocol on loopback, implementing the test
+ * form bot's `validate_booking_form` (test/fixtures/formbot): a room type from a list, a positive
+ * whole number of guests. A room type of `reject` answers HTTP 400 (ActionExecutionRejection).
  */
 export function startFormbotActionServer(): Promise<TestActionServer> {
   return startActionServer({
-    validate_restaurant_form: (call) => {
+    validate_booking_form: (call) => {
       const events: Record<string, unknown>[] = [];
       const responses: Record<string, unknown>[] = [];
       for (const [name, value] of Object.entries(slotsToValidate(call.tracker.events))) {
         let result: unknown = value;
-        if (name === 'cuisine') {
+        if (name === 'room_type') {
           if (value === 'reject') {
             return {
               status: 400,
-              body: { action_name: call.next_action, error: 'cuisine rejected' },
+              body: { action_name: call.next_action, error: 'room type rejected' },
             };
           }
-          if (typeof value !== 'string' || !CUISINES.includes(value.toLowerCase())) {
-            responses.push({ response: 'utter_wrong_cuisine' });
+          if (typeof value !== 'string' || !ROOM_TYPES.includes(value.toLowerCase())) {
+            responses.push({ response: 'utter_wrong_room_type' });
             result = null;
           }
-        } else if (name === 'num_people') {
+        } else if (name === 'guests') {
           const n = Number(value);
           if (!Number.isInteger(n) || n <= 0) {
-            responses.push({ response: 'utter_wrong_num_people' });
+            responses.push({ response: 'utter_wrong_guests' });
             result = null;
           } else result = n;
-        } else if (name === 'outdoor_seating' && typeof value === 'string') {
-          if (value.includes('out')) result = true;
-          else if (value.includes('in')) result = false;
-          else {
-            responses.push({ response: 'utter_wrong_outdoor_seating' });
-            result = null;
-          }
         }
         events.push({ event: 'slot', timestamp: null, name, value: result });
       }

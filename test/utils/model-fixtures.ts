@@ -3,11 +3,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { trainModel } from 'src/cli/train.command';
-import { SHARED } from 'test/utils/create-test-app';
+import { FIXTURES } from 'test/utils/create-test-app';
 
-export const MOODBOT = join(SHARED, 'bots', 'moodbot');
+export const MOODBOT = join(FIXTURES, 'moodbot');
 
-/** Trains the moodbot NLU once per name into `dir` (each archive gets its own model id). */
+/** Trains the test mood bot (one epoch) once per name into `dir` (each archive gets its own model id). */
 export async function trainMoodbot(names: readonly string[], dir?: string): Promise<string[]> {
   const paths: string[] = [];
   for (const name of names) {

@@ -4,8 +4,8 @@ import { Domain } from 'src/core/domain/domain';
 import { DEFAULT_ACTION_NAMES } from 'src/core/domain/domain-constants';
 import { type DialogueError } from 'src/core/errors/dialogue-error';
 
-/** shared/ sits beside the repository (see shared/README.md). */
-const BOTS = join(__dirname, '..', '..', '..', '..', 'shared', 'bots');
+/** The test bots (test/fixtures). */
+const BOTS = join(__dirname, '..', '..', '..', 'test', 'fixtures');
 const read = (bot: string): string => readFileSync(`${BOTS}/${bot}/domain.yml`, 'utf8');
 
 function errorOf(fn: () => unknown): DialogueError {
@@ -23,7 +23,7 @@ describe(Domain.name, () => {
     expect(DEFAULT_ACTION_NAMES).toContain('action_extract_slots');
   });
 
-  it('parses the moodbot domain', () => {
+  it('parses the mood bot domain', () => {
     const domain = Domain.fromYaml(read('moodbot'), 'domain.yml');
     expect(domain.intents).toEqual([
       'affirm',
@@ -42,7 +42,9 @@ describe(Domain.name, () => {
     expect(domain.entities).toEqual([]);
     expect(domain.slots.map((s) => s.name)).toEqual(['session_started_metadata']);
     expect(Object.keys(domain.responses)).toContain('utter_cheer_up');
-    expect(domain.responses.utter_greet?.[0]).toMatchObject({ text: 'Hey! How are you?' });
+    expect(domain.responses.utter_greet?.[0]).toMatchObject({
+      text: 'Hi there! How is your day going?',
+    });
     expect(domain.userActions).toEqual([
       'utter_cheer_up',
       'utter_did_that_help',
@@ -86,69 +88,61 @@ describe(Domain.name, () => {
     expect(json.config).toEqual({ store_entities_as_slots: true });
   });
 
-  it('parses the formbot domain with default slots after the declared ones', () => {
+  it('parses the form bot domain with default slots after the declared ones', () => {
     const domain = Domain.fromYaml(read('formbot'));
     expect(domain.slots.map((s) => s.name)).toEqual([
-      'cuisine',
-      'num_people',
-      'outdoor_seating',
-      'preferences',
-      'feedback',
+      'room_type',
+      'guests',
+      'breakfast',
+      'requests',
       'requested_slot',
       'session_started_metadata',
     ]);
-    expect(domain.slot('num_people')).toMatchObject({
+    expect(domain.slot('guests')).toMatchObject({
       type: 'float',
       influenceConversation: false,
       minValue: 0,
       maxValue: 1,
       initialValue: null,
     });
-    expect(domain.slot('outdoor_seating')?.mappings).toHaveLength(3);
+    expect(domain.slot('breakfast')?.mappings).toHaveLength(2);
+    expect(domain.slot('requests')?.mappings).toHaveLength(2);
     expect(domain.slot('requested_slot')).toMatchObject({
       type: 'text',
       influenceConversation: false,
     });
     expect(domain.slot('session_started_metadata')).toMatchObject({ type: 'any' });
-    expect(domain.entities).toEqual(['cuisine', 'feedback', 'number', 'seating']);
-    expect(domain.intent('request_restaurant')).toMatchObject({
+    expect(domain.entities).toEqual(['number', 'room_type']);
+    expect(domain.intent('request_booking')).toMatchObject({
       useEntities: [],
       usedEntities: [],
     });
-    expect(domain.intent('inform')?.usedEntities).toEqual([
-      'cuisine',
-      'feedback',
-      'number',
-      'seating',
-    ]);
-    expect(domain.formNames).toEqual(['restaurant_form']);
-    expect(domain.forms.restaurant_form).toMatchObject({
+    expect(domain.intent('inform')?.usedEntities).toEqual(['number', 'room_type']);
+    expect(domain.formNames).toEqual(['booking_form']);
+    expect(domain.forms.booking_form).toMatchObject({
       ignored_intents: ['chitchat'],
-      required_slots: ['cuisine', 'num_people', 'outdoor_seating', 'preferences', 'feedback'],
+      required_slots: ['room_type', 'guests', 'breakfast', 'requests'],
     });
-    expect(domain.customActions).toEqual(['validate_restaurant_form']);
-    expect(domain.actionNamesOrTexts).toContain('restaurant_form');
+    expect(domain.customActions).toEqual(['validate_booking_form']);
+    expect(domain.actionNamesOrTexts).toContain('booking_form');
     const json = domain.toJSON();
     expect((json.intents as unknown[])[0]).toEqual({ affirm: { use_entities: true } });
-    expect(json.intents).toContainEqual({ request_restaurant: { use_entities: [] } });
+    expect(json.intents).toContainEqual({ request_booking: { use_entities: [] } });
     expect(Object.keys(json.slots as object)).toEqual([
-      'cuisine',
-      'num_people',
-      'outdoor_seating',
-      'preferences',
-      'feedback',
+      'room_type',
+      'guests',
+      'breakfast',
+      'requests',
     ]);
-    expect((json.slots as Record<string, unknown>).num_people).toEqual({
+    expect((json.slots as Record<string, unknown>).guests).toEqual({
       type: 'float',
       initial_value: null,
       influence_conversation: false,
-      mappings: [
-        { type: 'from_entity', entity: 'number', intent: ['inform', 'request_restaurant'] },
-      ],
+      mappings: [{ type: 'from_entity', entity: 'number', intent: ['inform', 'request_booking'] }],
       max_value: 1,
       min_value: 0,
     });
-    expect(json.actions).toEqual(['validate_restaurant_form']);
+    expect(json.actions).toEqual(['validate_booking_form']);
   });
 
   it('has only defaults when empty', () => {

@@ -12,17 +12,18 @@ import { readStoryFiles, trainDialogue } from 'src/core/processor/train-dialogue
 import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import { readStoriesYaml } from 'src/core/training-data/stories-yaml-reader';
 
-const BOTS = join(__dirname, '..', '..', '..', '..', 'shared', 'bots');
+/** A bot whose rules break restrict_rules (test/fixtures/rules). */
+const RULES_BOT = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'rules');
 
 function rulesBot(): { domain: Domain; text: string } {
   return {
-    domain: Domain.fromYaml(readFileSync(join(BOTS, 'rules', 'domain.yml'), 'utf8')),
-    text: readFileSync(join(BOTS, 'rules', 'data', 'rules.yml'), 'utf8'),
+    domain: Domain.fromYaml(readFileSync(join(RULES_BOT, 'domain.yml'), 'utf8')),
+    text: readFileSync(join(RULES_BOT, 'data', 'rules.yml'), 'utf8'),
   };
 }
 
 describe('RulePolicy training checks', () => {
-  it('reports the rules bot rule with two user turns (restrict_rules)', () => {
+  it('reports the rule with two user turns (restrict_rules)', () => {
     const { domain, text } = rulesBot();
     const { blocks } = readStoryFiles([{ text, file: 'data/rules.yml' }]);
     let error: unknown;
@@ -34,9 +35,9 @@ describe('RulePolicy training checks', () => {
     expect(error).toBeInstanceOf(DialogueError);
     expect((error as DialogueError).code).toBe('DIALOGUE.INVALID_RULE');
     expect((error as DialogueError).message).toContain(
-      "rule 'Detailed FAQ did not help - continue' (data/rules.yml:",
+      "rule 'detailed answer did not help - go on' (data/rules.yml:",
     );
-    expect((error as DialogueError).message).not.toContain("'FAQ did not help'");
+    expect((error as DialogueError).message).not.toContain("'short answer did not help'");
   });
 
   it('reports contradicting rules with both names', () => {

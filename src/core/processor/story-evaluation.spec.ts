@@ -8,8 +8,8 @@ import { readStoryFiles, trainDialogue } from 'src/core/processor/train-dialogue
 import { readConfigYaml } from 'src/core/training-data/config-reader';
 import { readNluYaml } from 'src/core/training-data/nlu-yaml-reader';
 
-/** shared/ sits beside the repository (see shared/README.md). */
-const BOTS = join(__dirname, '..', '..', '..', '..', 'shared', 'bots');
+/** The test bots (test/fixtures). */
+const BOTS = join(__dirname, '..', '..', '..', 'test', 'fixtures');
 
 function load(bot: string, testFile: string) {
   const dir = join(BOTS, bot);
@@ -29,8 +29,8 @@ function load(bot: string, testFile: string) {
   return { processor, tests };
 }
 
-describe('story evaluation of the example bots', () => {
-  it('moodbot passes its test stories', () => {
+describe('story evaluation of the test bots', () => {
+  it('the mood bot passes its test stories', () => {
     const { processor, tests } = load('moodbot', 'tests/test_stories.yml');
     const { evaluation, outcomes } = evaluateStories(processor, tests, null);
     const failed = outcomes.filter((o) => !o.correct).map((o) => [o.name, o.actions]);
@@ -44,39 +44,41 @@ describe('story evaluation of the example bots', () => {
     expect(evaluation.in_training_data_fraction).toBe(1);
   });
 
-  it('responseselectorbot passes its test stories', () => {
-    const { processor, tests } = load('responseselectorbot', 'stories/test_stories.yml');
+  it('the response-selector bot passes its test stories', () => {
+    const { processor, tests } = load('responseselectorbot', 'tests/test_stories.yml');
     const { outcomes } = evaluateStories(processor, tests, null);
     expect(outcomes.filter((o) => !o.correct).map((o) => [o.name, o.actions])).toEqual([]);
   });
 
-  it("formbot: the shared test stories fail only where they predate the bot's submit rule", () => {
+  it('the form bot passes its test stories', () => {
     const { processor, tests } = load('formbot', 'tests/test_stories.yml');
-    const { outcomes } = evaluateStories(processor, tests, null);
-    for (const o of outcomes) {
-      const firstWrong = o.actions.find((a) => a.action !== a.predicted);
-      expect(firstWrong).toMatchObject({ action: 'utter_slots_values', predicted: 'utter_submit' });
-    }
-  });
-
-  it('formbot passes its test stories with utter_submit (fixture)', () => {
-    const { processor } = load('formbot', 'tests/test_stories.yml');
-    const fixture = join(
-      __dirname,
-      '..',
-      '..',
-      '..',
-      'test',
-      'fixtures',
-      'formbot',
-      'test_stories.yml',
-    );
-    const tests = trainingTrackers(
-      readStoryFiles([{ text: readFileSync(fixture, 'utf8'), file: 'test_stories.yml' }]).blocks,
-      processor.domain,
-    );
     const { evaluation, outcomes } = evaluateStories(processor, tests, null);
     expect(outcomes.filter((o) => !o.correct).map((o) => [o.name, o.actions])).toEqual([]);
     expect(evaluation.accuracy).toBe(1);
+  });
+
+  it('a test story that breaks a rule fails at the first wrong action', () => {
+    const { processor } = load('formbot', 'tests/test_stories.yml');
+    const text = [
+      'stories:',
+      '- story: summary before submit',
+      '  steps:',
+      '  - intent: request_booking',
+      '  - action: booking_form',
+      '  - active_loop: booking_form',
+      '  - active_loop: null',
+      '  - action: utter_slots_values',
+      '  - action: utter_submit',
+      '',
+    ].join('\n');
+    const tests = trainingTrackers(
+      readStoryFiles([{ text, file: 'test_stories.yml' }]).blocks,
+      processor.domain,
+    );
+    const { outcomes } = evaluateStories(processor, tests, null);
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]?.correct).toBe(false);
+    const firstWrong = outcomes[0]?.actions.find((a) => a.action !== a.predicted);
+    expect(firstWrong).toMatchObject({ action: 'utter_slots_values', predicted: 'utter_submit' });
   });
 });

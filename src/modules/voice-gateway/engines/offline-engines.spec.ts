@@ -10,10 +10,10 @@ import {
 } from './pocketsphinx-asr';
 import { ProcessTts } from './process-tts';
 
-const SHARED = join(__dirname, '..', '..', '..', '..', '..', 'shared');
+const FIXTURES = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures');
 
 function moodbotPhrases(): string[] {
-  const file = join(SHARED, 'bots', 'moodbot', 'data', 'nlu.yml');
+  const file = join(FIXTURES, 'moodbot', 'data', 'nlu.yml');
   return readNluYaml(readFileSync(file, 'utf8'), file).data.examples.map((e) => e.text);
 }
 
@@ -43,7 +43,7 @@ async function recognize(
 }
 
 describe('offline speech engines', () => {
-  it('espeak-ng and flite speech is recognized with a grammar from the moodbot NLU examples', async () => {
+  it('espeak-ng and flite speech is recognized with a grammar from the mood bot NLU examples', async () => {
     const espeak = ProcessTts.fromOptions('espeak-ng', {});
     const flite = ProcessTts.fromOptions('flite', {});
     const audio = [
@@ -85,7 +85,7 @@ describe('offline speech engines', () => {
     const tts = ProcessTts.fromOptions('flite', {});
     const buffer = new UtteranceBuffer();
     const messages: Uint8Array[] = [];
-    for await (const chunk of tts.synthesize('I am a bot, powered by Rasa. '.repeat(8))) {
+    for await (const chunk of tts.synthesize('I am a bot, built with Parley. '.repeat(8))) {
       messages.push(...buffer.push(chunk));
     }
     messages.push(...buffer.end());

@@ -4,9 +4,9 @@ import {
   openApiResponses,
   openApiSchemaFor,
   openApiValidator,
-} from 'test/utils/openapi';
+} from 'test/compat/openapi';
 
-// Self-test of the OpenAPI response validator (test/utils/openapi.ts): no server needed.
+// Self-test of the OpenAPI response validator (test/compat/openapi.ts): no server needed.
 
 const TRACKER = '/conversations/{conversation_id}/tracker';
 const META = { model_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', assistant_id: 'test_assistant' };

@@ -15,17 +15,10 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SHARED } from 'test/compat/shared';
 import { parse } from 'yaml';
 
-export const RASA_OPENAPI_PATH = join(
-  __dirname,
-  '..',
-  '..',
-  '..',
-  'shared',
-  'reference',
-  'rasa-openapi.yml',
-);
+export const RASA_OPENAPI_PATH = join(SHARED, 'reference', 'rasa-openapi.yml');
 
 const SPEC_ID = 'rasa-openapi';
 const SCHEMAS = '/components/schemas';
