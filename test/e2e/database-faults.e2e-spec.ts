@@ -1,5 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { Client } from 'pg';
+import { io, type Socket } from 'socket.io-client';
+import { credentialsFile, removeTempDirs } from 'test/utils/channels';
 import { startCliServer, type CliServer } from 'test/utils/cli';
 import { uniqueId } from 'test/utils/create-test-app';
 import { startPgProxy, type PgProxy } from 'test/utils/pg-proxy';
@@ -41,6 +43,13 @@ interface Driver {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** `promise`, or `fallback` should it not settle within `ms` (a bound, not an assertion). */
+function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 describe('database faults (parley run behind a cuttable proxy)', () => {
   let proxy: PgProxy;
   let server: CliServer;
@@ -59,6 +68,10 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
       DATABASE_URL: proxy.url,
       LOCK_STORE: 'postgres',
       LOG_LEVEL: 'warn',
+      // The callback URL is never called: a domain without policies sends no bot messages.
+      PARLEY_CREDENTIALS: credentialsFile(
+        'rest:\ncallback:\n  url: http://127.0.0.1:9/\nsocketio:\n  session_persistence: true\n',
+      ),
     });
     for (let i = 0; i < WEBHOOK_CONVERSATIONS; i++) {
       drivers.push({ id: uniqueId('fault-hook'), kind: 'webhook', outcomes: [], next: 0 });
@@ -72,6 +85,7 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
     if (server?.running()) await server.stop();
     await admin?.end().catch(() => undefined);
     await proxy?.close();
+    removeTempDirs();
   });
 
   /** One turn (webhook) or one appended user event (tracker route), recorded with its phase. */
@@ -138,6 +152,49 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
     );
   }
 
+  /** The other routes that store a turn, and the callback and socket.io channels, once each. */
+  async function outageOnOtherRoutes(): Promise<{ http: Outcome[]; socketFailure: unknown }> {
+    const id = drivers[0]!.id;
+    const post = async (path: string, body: unknown): Promise<Outcome> => {
+      const res = await fetch(`${server.base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return {
+        text: path,
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        body: await res.json(),
+        startedIn: 'outage',
+        endedIn: 'outage',
+      };
+    };
+    const http = [
+      await post(`/conversations/${id}/messages`, { text: 'hello', sender: 'user' }),
+      await post(`/conversations/${id}/trigger_intent`, { name: 'greet' }),
+      await post(`/conversations/${id}/execute`, { name: 'utter_greet' }),
+      await post('/webhooks/callback/webhook', { sender: id, message: 'hello' }),
+    ];
+    const socket: Socket = io(server.base, {
+      path: '/socket.io',
+      transports: ['websocket'],
+      forceNew: true,
+    });
+    try {
+      const confirmed = new Promise<void>((resolve) => {
+        socket.once('session_confirm', () => resolve());
+        socket.emit('session_request', { session_id: id });
+      });
+      await within(confirmed, 10_000, undefined);
+      const failure = new Promise<unknown>((resolve) => socket.once('failure', resolve));
+      socket.emit('user_uttered', { message: 'hello', session_id: id });
+      return { http, socketFailure: await within(failure, 10_000, 'no failure event') };
+    } finally {
+      socket.close();
+    }
+  }
+
   it('stays up, answers 503 while the database is gone, recovers, and loses no acknowledged turn', async () => {
     // Warm-up: everything works.
     for (const driver of drivers) expect((await send(driver)).status).toBe(200);
@@ -168,14 +225,24 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
       await sleep(OUTAGE_MS / 3);
       return fetch(`${server.base}/health/ready`);
     })();
+    const others = (async () => {
+      await sleep(OUTAGE_MS / 3);
+      return outageOnOtherRoutes();
+    })();
     await load(outage);
     expect((await ready).status).toBe(503);
+    const other = await others;
     phase = 'restoring';
     await proxy.restore();
     expect(server.running()).toBe(true);
     const duringOutage = all().filter((o) => o.startedIn === 'outage' && o.endedIn === 'outage');
     expect(duringOutage.length).toBeGreaterThan(0);
     for (const o of duringOutage) expectUnavailable(o);
+    for (const o of other.http) expectUnavailable(o);
+    // socket.io: the client is told, with the failure body, instead of getting no reply.
+    expect(other.socketFailure).toEqual(
+      expect.objectContaining({ status: 'failure', reason: 'ServiceUnavailable', code: 503 }),
+    );
 
     // Recovery without a restart: readiness comes back, then every conversation takes turns.
     let readyAgain = false;
