@@ -62,6 +62,12 @@ export interface CliServer {
   output(): string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
+  /** Whether the process is still running. */
+  running(): boolean;
+  /** Sends a signal without waiting. */
+  kill(signal: NodeJS.Signals): void;
+  /** Resolves with the exit code once the process has exited. */
+  readonly exited: Promise<number | null>;
 }
 
 /**
@@ -89,7 +95,16 @@ export async function startCliServer(
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 120 && child.exitCode === null; i++) {
     const ready = await fetch(`${base}/health/ready`).catch(() => null);
-    if (ready?.status === 200) return { base, output: () => output, stop };
+    if (ready?.status === 200) {
+      return {
+        base,
+        output: () => output,
+        stop,
+        running: () => child.exitCode === null && child.signalCode === null,
+        kill: (signal) => child.kill(signal),
+        exited,
+      };
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();

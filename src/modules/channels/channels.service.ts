@@ -15,6 +15,7 @@ import {
   type JsonObject,
   MessageHandler,
   OutputChannel,
+  type UserMessage,
 } from 'src/core';
 import { OutputChannelRegistry } from 'src/modules/dialogue/output-channel.registry';
 import { TrackerService } from 'src/modules/tracker/tracker.service';
@@ -199,37 +200,22 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
     const own = channel.getOutputChannel?.() ?? null;
 
     if (stream && own === null) {
+      // Headers go out with the first message, which is sent only after the turn is stored:
+      // a turn that fails still gets its failure status.
       res.status(200).type('text/event-stream');
-      res.flushHeaders();
       const streaming = new StreamingOutputChannel(name, res);
-      try {
-        await this.handler.handleMessage({
-          text,
-          senderId: sender,
-          inputChannel,
-          output: streaming,
-          metadata,
-        });
-      } catch (e) {
-        this.log.error(
-          { channel: name, err: (e as Error).message },
-          'message could not be handled',
-        );
-      }
+      await this.handleTurn(name, {
+        text,
+        senderId: sender,
+        inputChannel,
+        output: streaming,
+        metadata,
+      });
       res.end();
       return;
     }
     const output = own ?? new CollectingOutputChannel(name);
-    try {
-      await this.handler.handleMessage({ text, senderId: sender, inputChannel, output, metadata });
-    } catch (e) {
-      // As Rasa's RestInput: a failed turn is logged and the messages so far are answered.
-      if (e instanceof DialogueError && e.code === 'LOCK.TIMEOUT') throw e;
-      this.log.error(
-        { channel: name, sender, err: (e as Error).message },
-        'an exception occurred while handling the user message',
-      );
-    }
+    await this.handleTurn(name, { text, senderId: sender, inputChannel, output, metadata });
     const turn: ChannelTurn = {
       messages: output instanceof CollectingOutputChannel ? output.messages : [],
       metadata: metadata ?? {},
@@ -245,6 +231,23 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
           tracker_state: turn.trackerState,
         };
     res.status(200).json(body);
+  }
+
+  /**
+   * One turn. Unlike Rasa's RestInput (a failed turn answers 200 with the messages so far), a
+   * failure reaches the client as a failure body — 503 with Retry-After while the database is
+   * unreachable — because the turn was not stored.
+   */
+  private async handleTurn(name: string, message: UserMessage): Promise<void> {
+    try {
+      await this.handler.handleMessage(message);
+    } catch (e) {
+      this.log.warn(
+        { channel: name, sender: message.senderId, err: (e as Error).message },
+        'the user message could not be handled; the turn was not stored',
+      );
+      throw e;
+    }
   }
 
   /** The tracker after the turn; null while no model is loaded (the message was ignored). */

@@ -4,15 +4,20 @@ import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { type Namespace, Server, type Socket } from 'socket.io';
 import { type MessageHandler } from 'src/core';
+import { failureOf } from 'src/platform/errors/failure-of';
 import { type SocketIoSettings } from './channel-config';
 import { SocketIoOutputChannel } from './socketio.output-channel';
+
+/** Event carrying the failure body of a user message that was not handled (not stored). */
+export const FAILURE_EVENT = 'failure';
 
 /**
  * Rasa's SocketIOInput on Parley's HTTP server: a socket.io server at `socketio_path`
  * (default `/socket.io`) speaking the protocol of the `rasa-webchat` widget —
  * `session_request` → `session_confirm`, `user_message_evt` (default `user_uttered`) in,
  * `bot_message_evt` (default `bot_uttered`) out. Upgrades for other paths are left alone
- * (`destroyUpgrade: false`), so other WebSocket routes can share the server.
+ * (`destroyUpgrade: false`), so other WebSocket routes can share the server. A message that
+ * could not be handled (so was not stored) gets a `failure` event with the failure body.
  */
 export class SocketIoServer {
   private readonly log = new Logger('SocketIoChannel');
@@ -89,12 +94,14 @@ export class SocketIoServer {
       socket.emit('session_confirm', sessionId);
     });
     socket.on(this.settings.userMessageEvt, (data: unknown) => {
-      void this.onUserMessage(socket, data).catch((e: unknown) =>
-        this.log.error(
+      void this.onUserMessage(socket, data).catch((e: unknown) => {
+        this.log.warn(
           { socket: socket.id, err: (e as Error).message },
-          'socket.io message could not be handled',
-        ),
-      );
+          'socket.io message could not be handled; the turn was not stored',
+        );
+        // The client learns that its message was not taken (Rasa sends nothing at all).
+        socket.emit(FAILURE_EVENT, failureOf(e));
+      });
     });
   }
 

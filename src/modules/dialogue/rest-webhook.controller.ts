@@ -12,8 +12,10 @@ import { Public } from 'src/platform/auth/public.decorator';
 /**
  * Rasa's `rest` channel (no auth): `POST /webhooks/rest/webhook` with `{sender, message,
  * metadata?, input_channel?}` answers the bot's messages as a list of
- * `{recipient_id, text?, image?, buttons?, …}`; `GET /webhooks/rest/` is its health check. A
- * failure while handling the message is logged and the messages so far are still returned.
+ * `{recipient_id, text?, image?, buttons?, …}`; `GET /webhooks/rest/` is its health check.
+ * Unlike Rasa's RestInput, which answers 200 whatever happened, a turn that failed answers a
+ * failure body (503 with Retry-After while the database is unreachable): the turn was not
+ * stored, and a 200 would tell the client that it was.
  */
 @Public()
 @Controller('webhooks/rest')
@@ -37,6 +39,8 @@ export class RestWebhookController {
     const input = restInput(body);
     if (String(stream).toLowerCase() === 'true') {
       // `?stream=true`: each message is written as one JSON line as soon as it is sent.
+      // Headers go out with the first message, which is sent only after the turn is stored:
+      // a turn that fails still gets its failure status.
       res.status(200).type('text/event-stream');
       const streaming = new StreamingOutputChannel(res);
       await this.handle(input, streaming);
@@ -65,11 +69,11 @@ export class RestWebhookController {
         metadata: input.metadata,
       });
     } catch (error) {
-      if (error instanceof DialogueError && error.code === 'LOCK.TIMEOUT') throw error;
-      this.logger.error(
+      this.logger.warn(
         { sender: input.sender, error: (error as Error).message },
-        'an exception occurred while handling the user message',
+        'the user message could not be handled; the turn was not stored',
       );
+      throw error;
     }
   }
 }

@@ -1,6 +1,11 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Pool, type PoolClient } from 'pg';
 import { DialogueError, InMemoryLockStore, LockStore } from 'src/core';
+import {
+  APPLICATION_NAME,
+  guardPoolConnections,
+  POOL_DEFAULTS,
+} from 'src/platform/database/database-errors';
 
 /** First key of the two-key advisory lock: Parley's conversation locks. */
 const LOCK_NAMESPACE = 0x5061726c; // "Parl"
@@ -23,8 +28,16 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
     private readonly lockTimeoutMs: number,
   ) {
     super();
-    this.pool = new Pool({ connectionString: url, max: poolSize });
-    this.pool.on('error', (err) => this.logger.warn({ err }, 'idle lock connection failed'));
+    this.pool = new Pool({
+      ...POOL_DEFAULTS,
+      connectionString: url,
+      max: poolSize,
+      application_name: `${APPLICATION_NAME}-locks`,
+    });
+    guardPoolConnections(this.pool);
+    this.pool.on('error', (err) =>
+      this.logger.warn({ err: err.message }, 'idle lock connection failed'),
+    );
   }
 
   withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
@@ -33,6 +46,14 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
 
   private async withAdvisoryLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
     const client: PoolClient = await this.pool.connect();
+    // A checked-out client has no listener of the pool's: without this one, a connection the
+    // server terminates while the work runs would be an unhandled 'error' event.
+    let lost: Error | undefined;
+    const onError = (err: Error): void => {
+      lost ??= err;
+      this.logger.warn({ err: err.message }, 'lock connection lost while held');
+    };
+    client.on('error', onError);
     let locked = false;
     try {
       try {
@@ -53,8 +74,8 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
       }
       return await work();
     } finally {
-      let broken: Error | undefined;
-      if (locked) {
+      let broken: Error | undefined = lost;
+      if (locked && broken === undefined) {
         try {
           await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [
             LOCK_NAMESPACE,
@@ -67,6 +88,7 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
           this.logger.warn({ err }, 'advisory unlock failed; dropping the lock connection');
         }
       }
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }

@@ -8,6 +8,7 @@ import {
   TrackerStore,
   type VersionedEvents,
 } from 'src/core';
+import { isDatabaseUnavailable } from 'src/platform/database/database-errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import {
   AppendBatcher,
@@ -146,7 +147,8 @@ export class TypeOrmTrackerStore extends TrackerStore {
 
   /**
    * Writes a batch in one statement. Should the statement fail as a whole, each write is tried
-   * alone, so one bad write cannot take the others of its batch down with it.
+   * alone, so one bad write cannot take the others of its batch down with it — unless the
+   * database is unreachable, when every write of the batch fails with it at once.
    */
   private async writeBatch(batch: PendingAppend[]): Promise<void> {
     let rows: Array<VersionRow & { id: string }>;
@@ -157,7 +159,7 @@ export class TypeOrmTrackerStore extends TrackerStore {
         batchedAppendParams(batch),
       );
     } catch (error) {
-      if (batch.length === 1) throw error;
+      if (batch.length === 1 || isDatabaseUnavailable(error)) throw error;
       await Promise.all(batch.map((p) => this.writeBatch([p]).catch((e: unknown) => p.reject(e))));
       return;
     }

@@ -1,12 +1,15 @@
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { type Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import { guardPoolConnections } from './database-errors';
 import { runMigrationsLocked } from './run-migrations';
 import { buildTypeOrmOptions } from './typeorm-options';
 
 /**
  * TypeORM over PostgreSQL. The URL is resolved before Nest starts (an external server or the
- * embedded one), and pending migrations run at start under an advisory lock.
+ * embedded one), and pending migrations run at start under an advisory lock. Lost connections
+ * never end the process (see guardPoolConnections): requests fail with 503 meanwhile.
  */
 @Module({})
 export class DatabaseModule {
@@ -19,6 +22,7 @@ export class DatabaseModule {
           dataSourceFactory: async (options) => {
             if (!options) throw new Error('TypeORM options missing');
             const dataSource = await new DataSource(options).initialize();
+            guardPoolConnections((dataSource.driver as unknown as { master: Pool }).master);
             const applied = await runMigrationsLocked(dataSource);
             if (applied.length > 0) {
               new Logger('Database').log({ applied }, 'migrations applied');

@@ -138,6 +138,8 @@ function freePort(): Promise<number> {
 
 async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
   const client = new Client({ connectionString: adminUrl });
+  // A connection lost between queries surfaces on the next query; never as a process exit.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);

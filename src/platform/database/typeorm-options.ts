@@ -1,7 +1,11 @@
+import { Logger } from '@nestjs/common';
 import { ConversationEventEntity } from 'src/modules/tracker/persistence/conversation-event.entity';
 import { ConversationEntity } from 'src/modules/tracker/persistence/conversation.entity';
 import { type DataSourceOptions } from 'typeorm';
+import { APPLICATION_NAME, POOL_DEFAULTS } from './database-errors';
 import { MIGRATIONS } from './migrations';
+
+const logger = new Logger('Database');
 
 /** The one options builder, used by the app and by the migration runner of the tests. */
 export function buildTypeOrmOptions(url: string, poolSize: number): DataSourceOptions {
@@ -14,6 +18,14 @@ export function buildTypeOrmOptions(url: string, poolSize: number): DataSourceOp
     migrationsTableName: 'parley_migrations',
     synchronize: false,
     logging: false,
-    extra: { max: poolSize, connectionTimeoutMillis: 10_000 },
+    applicationName: APPLICATION_NAME,
+    // An idle connection the server closed (restart, pg_terminate_backend, network cut): the
+    // pool drops it and opens a new one on the next request; the process stays up.
+    poolErrorHandler: (err: unknown) =>
+      logger.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'idle database connection lost',
+      ),
+    extra: { max: poolSize, ...POOL_DEFAULTS },
   };
 }

@@ -2,11 +2,16 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { DialogueError } from 'src/core';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  isDatabaseUnavailable,
+} from 'src/platform/database/database-errors';
 import { allowedMethodsFor } from 'src/platform/http/route-methods';
 import { redactUrl } from 'src/platform/logging/redact';
 import { ApiError } from './api-error';
 import { type ErrorCode } from './error-map';
 import { failureBody, type FailureBody } from './failure-body';
+import { DATABASE_UNAVAILABLE_MESSAGE } from './failure-of';
 
 interface Resolved {
   body: FailureBody;
@@ -21,6 +26,8 @@ interface Resolved {
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+  private lastUnavailableLog = 0;
+  private suppressedUnavailable = 0;
 
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
@@ -33,6 +40,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    // A 503 is always temporary: tell the client when to try again.
+    if (body.code === 503 && !res.hasHeader('Retry-After')) {
+      res.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+    }
     res.status(body.code).json(body);
   }
 
@@ -52,6 +63,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       return this.fromHttpException(exception, req);
     }
+    if (isDatabaseUnavailable(exception)) {
+      this.logDatabaseUnavailable(exception);
+      return {
+        body: failureBody('DATABASE.UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE),
+        headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      };
+    }
     const errorId = randomUUID();
     this.logger.error(
       { err: exception, errorId, method: req.method, url: redactUrl(req.originalUrl) },
@@ -63,6 +81,21 @@ export class AllExceptionsFilter implements ExceptionFilter {
       }),
       headers: {},
     };
+  }
+
+  /** One line per second at most: an outage under load fails thousands of requests. */
+  private logDatabaseUnavailable(exception: unknown): void {
+    const now = Date.now();
+    if (now - this.lastUnavailableLog < 1000) {
+      this.suppressedUnavailable++;
+      return;
+    }
+    this.logger.warn(
+      { err: (exception as Error).message, suppressed: this.suppressedUnavailable },
+      'database unavailable; answered 503',
+    );
+    this.lastUnavailableLog = now;
+    this.suppressedUnavailable = 0;
   }
 
   private fromHttpException(exception: HttpException, req: Request): Resolved {

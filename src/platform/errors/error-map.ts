@@ -9,7 +9,10 @@ export type TransportErrorCode =
   | 'HTTP.TIMEOUT'
   | 'INTERNAL';
 
-export type ErrorCode = DialogueErrorCode | TransportErrorCode;
+/** Errors of the server's own dependencies (the database). */
+export type PlatformErrorCode = 'DATABASE.UNAVAILABLE';
+
+export type ErrorCode = DialogueErrorCode | TransportErrorCode | PlatformErrorCode;
 
 export interface ErrorMapping {
   /** HTTP status of the REST failure body. */
@@ -81,6 +84,7 @@ export const ERROR_MAP: Readonly<Record<ErrorCode, ErrorMapping>> = {
   'HTTP.UNSUPPORTED_MEDIA_TYPE': m(415, 'UnsupportedMediaType', 'BAD_REQUEST'),
   'HTTP.NOT_ACCEPTABLE': m(406, 'NotAcceptable', 'BAD_REQUEST'),
   'HTTP.TIMEOUT': m(503, 'Timeout', 'SERVICE_UNAVAILABLE'),
+  'DATABASE.UNAVAILABLE': m(503, 'ServiceUnavailable', 'SERVICE_UNAVAILABLE'),
   INTERNAL: m(500, 'InternalServerError', 'INTERNAL_SERVER_ERROR'),
 };
 import { type DialogueErrorCode } from 'src/core';
