@@ -178,6 +178,7 @@ export {
   PolicyEnsemble,
   type EnsemblePrediction,
 } from 'src/core/policies/policy-ensemble';
+export { PER_TOKEN_PARSE_KEYS, storedParseData } from 'src/core/events/json-values';
 export {
   DEFAULT_MAX_NUMBER_OF_PREDICTIONS,
   DialogueProcessor,

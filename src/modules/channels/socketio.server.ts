@@ -3,7 +3,11 @@ import { type Algorithm, verify } from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { type Namespace, Server, type Socket } from 'socket.io';
-import { type MessageHandler } from 'src/core';
+import { DialogueError, type MessageHandler } from 'src/core';
+import { failureBody, type FailureBody } from 'src/platform/errors/failure-body';
+import { MAX_JSON_DEPTH, valueDeeperThan } from 'src/platform/http/body-parser.middleware';
+import { conversationIdProblem, requireConversationId } from 'src/platform/http/conversation-id';
+import { requireUserText } from 'src/platform/http/user-text';
 import { type SocketIoSettings } from './channel-config';
 import { SocketIoOutputChannel } from './socketio.output-channel';
 
@@ -13,6 +17,12 @@ import { SocketIoOutputChannel } from './socketio.output-channel';
  * `session_request` → `session_confirm`, `user_message_evt` (default `user_uttered`) in,
  * `bot_message_evt` (default `bot_uttered`) out. Upgrades for other paths are left alone
  * (`destroyUpgrade: false`), so other WebSocket routes can share the server.
+ *
+ * Input the REST routes would answer with a 400 is refused with the same failure body, emitted
+ * to the socket: a `session_id` that breaks the conversation id rules → `session_error`, and the
+ * session is confirmed with a new id instead (rasa-webchat adopts a confirmed id that differs
+ * from the one it asked for); a user message that cannot be handled (text over the limit,
+ * invalid `session_id`, metadata nested too deep) → `message_error`, and no turn runs.
  */
 export class SocketIoServer {
   private readonly log = new Logger('SocketIoChannel');
@@ -23,6 +33,7 @@ export class SocketIoServer {
     private readonly settings: SocketIoSettings,
     private readonly handler: Pick<MessageHandler, 'handleMessage'>,
     private readonly cors: readonly string[],
+    private readonly maxTextLength: number,
   ) {}
 
   attach(server: HttpServer): void {
@@ -82,6 +93,20 @@ export class SocketIoServer {
     socket.on('session_request', (data: unknown) => {
       const request = isObject(data) ? { ...data } : {};
       let sessionId = request.session_id;
+      if (typeof sessionId === 'string' && sessionId.length > 0) {
+        const problem = conversationIdProblem(sessionId);
+        if (problem !== null) {
+          socket.emit(
+            'session_error',
+            failureBody(
+              'REQUEST.INVALID_PARAMETER',
+              `The "session_id" ${problem.message}; a new session id is confirmed instead.`,
+              { parameter: 'session_id', in: 'session_request', rule: problem.rule },
+            ),
+          );
+          sessionId = undefined;
+        }
+      }
       if (typeof sessionId !== 'string' || sessionId.length === 0) {
         sessionId = randomUUID().replace(/-/g, '');
       }
@@ -89,12 +114,16 @@ export class SocketIoServer {
       socket.emit('session_confirm', sessionId);
     });
     socket.on(this.settings.userMessageEvt, (data: unknown) => {
-      void this.onUserMessage(socket, data).catch((e: unknown) =>
+      void this.onUserMessage(socket, data).catch((e: unknown) => {
+        if (e instanceof DialogueError && e.code === 'REQUEST.INVALID_PARAMETER') {
+          socket.emit('message_error', refusal(e));
+          return;
+        }
         this.log.error(
           { socket: socket.id, err: (e as Error).message },
           'socket.io message could not be handled',
-        ),
-      );
+        );
+      });
     });
   }
 
@@ -114,7 +143,7 @@ export class SocketIoServer {
         );
         return;
       }
-      senderId = data.session_id;
+      senderId = requireConversationId(data.session_id, 'session_id', this.settings.userMessageEvt);
     } else {
       senderId = socket.id;
     }
@@ -123,6 +152,7 @@ export class SocketIoServer {
       this.log.warn({ socket: socket.id }, 'socket.io "message" is not a string; ignored');
       return;
     }
+    const text = requireUserText(raw, this.maxTextLength, 'message', this.settings.userMessageEvt);
     let metadata: unknown = data[this.settings.metadataKey] ?? {};
     if (typeof metadata === 'string') {
       try {
@@ -132,14 +162,26 @@ export class SocketIoServer {
         metadata = {};
       }
     }
+    if (valueDeeperThan(metadata, MAX_JSON_DEPTH)) {
+      throw new DialogueError(
+        'REQUEST.INVALID_PARAMETER',
+        `The "${this.settings.metadataKey}" nests arrays or objects deeper than the limit of ${MAX_JSON_DEPTH} levels.`,
+        { parameter: this.settings.metadataKey, rule: 'max_json_depth', max_depth: MAX_JSON_DEPTH },
+      );
+    }
     await this.handler.handleMessage({
-      text: raw,
+      text,
       senderId,
       inputChannel: 'socketio',
       output: new SocketIoOutputChannel(nsp, this.settings.botMessageEvt),
       metadata: isObject(metadata) ? metadata : null,
     });
   }
+}
+
+/** The failure body of a refused socket.io message (as the REST routes would answer it). */
+function refusal(error: DialogueError): FailureBody {
+  return failureBody(error.code, error.message, error.details);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
