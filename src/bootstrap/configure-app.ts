@@ -1,7 +1,7 @@
 import { type INestApplication } from '@nestjs/common';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pinoHttp } from 'pino-http';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { AllExceptionsFilter } from 'src/platform/errors/all-exceptions.filter';
@@ -26,7 +26,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
     next();
   });
   if (config.logLevel !== 'silent') express.use(pinoHttp(httpLoggerOptions(config)));
-  answerClientErrors(express.getHttpServer() as Server);
+  answerClientErrors(express.getHttpServer());
   const filter = new AllExceptionsFilter();
   for (const mw of bodyParsers(config.http.bodyLimit, config.http.messageBodyLimit)) {
     express.use(mw);

@@ -172,13 +172,13 @@ export {
   type DialogueState,
 } from 'src/core/dialogue/dialogue-state';
 export { trainingTrackers, type TrainingTracker } from 'src/core/dialogue/story-graph';
+export { PER_TOKEN_PARSE_KEYS, storedParseData } from 'src/core/events/json-values';
 export { type PolicyPrediction } from 'src/core/policies/policy';
 export {
   DEFAULT_POLICIES,
   PolicyEnsemble,
   type EnsemblePrediction,
 } from 'src/core/policies/policy-ensemble';
-export { PER_TOKEN_PARSE_KEYS, storedParseData } from 'src/core/events/json-values';
 export {
   DEFAULT_MAX_NUMBER_OF_PREDICTIONS,
   DialogueProcessor,

@@ -135,6 +135,13 @@ describe('hostile input on the REST routes and channels', () => {
         (id: string) => [`/conversations/${id}/messages`, { sender: 'user', text: TOO_LONG }],
       ],
       [
+        'trigger_intent (entities)',
+        (id: string) => [
+          `/conversations/${id}/trigger_intent`,
+          { name: 'greet', entities: { name: TOO_LONG } },
+        ],
+      ],
+      [
         'tracker events',
         (id: string) => [`/conversations/${id}/tracker/events`, { event: 'user', text: TOO_LONG }],
       ],

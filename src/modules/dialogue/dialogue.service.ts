@@ -130,6 +130,8 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
     const b = objectBody(body);
     const name = requiredName(b, 'intent');
     const entities = entityList(b.entities);
+    // The entities stand in for the user's text: the same bound applies to their JSON.
+    requireUserText(JSON.stringify(entities), this.config.http.maxTextLength, 'entities');
     const verbosity = verbosityOf(includeEvents);
     if (!assistant.domain.intents.includes(name)) {
       throw new DialogueError(

@@ -15,9 +15,11 @@ export const MAX_JSON_DEPTH = 64;
 
 /**
  * The routes that take one user message: channel webhooks, `POST /model/parse` and
- * `POST /conversations/<id>/messages`. They read bodies up to the message body limit only.
+ * `POST /conversations/<id>/messages` (`trigger_intent`, `execute`). They read bodies up to the
+ * message body limit only.
  */
-const MESSAGE_ROUTE = /^\/webhooks\/|^\/model\/parse\/?$|^\/conversations\/.+\/messages\/?$/;
+const MESSAGE_ROUTE =
+  /^\/webhooks\/|^\/model\/parse\/?$|^\/conversations\/.+\/(messages|trigger_intent|execute)\/?$/;
 
 const OPEN_BRACKET = 0x5b;
 const OPEN_BRACE = 0x7b;

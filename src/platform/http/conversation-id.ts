@@ -17,6 +17,7 @@ import { DialogueError } from 'src/core';
  */
 export const MAX_CONVERSATION_ID_LENGTH = 255;
 
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
