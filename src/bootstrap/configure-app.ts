@@ -6,6 +6,7 @@ import { pinoHttp } from 'pino-http';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { AllExceptionsFilter } from 'src/platform/errors/all-exceptions.filter';
 import { bodyParsers } from 'src/platform/http/body-parser.middleware';
+import { answerClientErrors } from 'src/platform/http/client-error.handler';
 import { expressErrorHandler } from 'src/platform/http/express-error.handler';
 import { httpLoggerOptions, requestId } from 'src/platform/logging/http-logger.options';
 
@@ -25,8 +26,11 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
     next();
   });
   if (config.logLevel !== 'silent') express.use(pinoHttp(httpLoggerOptions(config)));
+  answerClientErrors(express.getHttpServer());
   const filter = new AllExceptionsFilter();
-  for (const mw of bodyParsers(config.http.bodyLimit)) express.use(mw);
+  for (const mw of bodyParsers(config.http.bodyLimit, config.http.messageBodyLimit)) {
+    express.use(mw);
+  }
   express.use(expressErrorHandler(filter));
   express.useGlobalFilters(filter);
   if (config.http.cors.length > 0) {

@@ -172,6 +172,7 @@ export {
   type DialogueState,
 } from 'src/core/dialogue/dialogue-state';
 export { trainingTrackers, type TrainingTracker } from 'src/core/dialogue/story-graph';
+export { PER_TOKEN_PARSE_KEYS, storedParseData } from 'src/core/events/json-values';
 export { type PolicyPrediction } from 'src/core/policies/policy';
 export {
   DEFAULT_POLICIES,

@@ -187,7 +187,7 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
         socket.emit('session_request', { session_id: id });
       });
       await within(confirmed, 10_000, undefined);
-      const failure = new Promise<unknown>((resolve) => socket.once('failure', resolve));
+      const failure = new Promise<unknown>((resolve) => socket.once('message_error', resolve));
       socket.emit('user_uttered', { message: 'hello', session_id: id });
       return { http, socketFailure: await within(failure, 10_000, 'no failure event') };
     } finally {

@@ -39,6 +39,32 @@ export function extendable(value: JsonObject): JsonObject {
   return Object.hasOwn(value, '__proto__') ? { ...value } : Object.assign({}, value);
 }
 
+/**
+ * Keys of a parse result that describe single tokens (Rasa's `text_tokens`: one `[start, end]`
+ * per token). `/model/parse` answers them; the `user` event's `parse_data` leaves them out, since
+ * no part of the dialogue reads them and they would make a long message's tracker many times the
+ * size of its text.
+ */
+export const PER_TOKEN_PARSE_KEYS: readonly string[] = ['text_tokens'];
+
+/**
+ * An {@link extendable} copy of parse data without {@link PER_TOKEN_PARSE_KEYS}, as the `user`
+ * event stores it.
+ */
+export function storedParseData(parse: JsonObject): JsonObject {
+  if (!PER_TOKEN_PARSE_KEYS.some((k) => Object.hasOwn(parse, k))) return extendable(parse);
+  if (Object.hasOwn(parse, '__proto__')) {
+    const copy = { ...parse };
+    for (const k of PER_TOKEN_PARSE_KEYS) Reflect.deleteProperty(copy, k);
+    return copy;
+  }
+  const copy: JsonObject = {};
+  for (const key of Object.keys(parse)) {
+    if (!PER_TOKEN_PARSE_KEYS.includes(key)) copy[key] = parse[key];
+  }
+  return copy;
+}
+
 /** Deep copy of JSON data. */
 export function cloneJson<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);

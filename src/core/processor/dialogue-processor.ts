@@ -12,7 +12,7 @@ import { actionExecuted } from 'src/core/events/action-executed';
 import { actionExecutionRejected } from 'src/core/events/action-execution-rejected';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
-import { extendable } from 'src/core/events/json-values';
+import { storedParseData } from 'src/core/events/json-values';
 import { externalUserUttered, userUttered, type UserUttered } from 'src/core/events/user-uttered';
 import { type EnsemblePrediction, type PolicyEnsemble } from 'src/core/policies/policy-ensemble';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
@@ -73,7 +73,7 @@ export class DialogueProcessor {
     const entities = Array.isArray(message.parseData.entities)
       ? (message.parseData.entities as JsonObject[])
       : [];
-    const parseData = extendable(message.parseData);
+    const parseData = storedParseData(message.parseData);
     parseData.text = message.text;
     parseData.message_id = message.messageId;
     parseData.metadata = message.metadata ?? {};

@@ -8,3 +8,4 @@ export {
 export { parseAnnotatedText } from 'src/core/training-data/entity-annotation-parser';
 export * from 'src/core/training-data/nlu-training-data';
 export { readNluYaml, type NluYamlReadResult } from 'src/core/training-data/nlu-yaml-reader';
+export { MAX_YAML_DEPTH, checkYamlDepth } from 'src/core/training-data/yaml-source';

@@ -16,6 +16,100 @@ import {
 export const DEFAULT_MAX_YAML_CHARS = 20 * 1024 * 1024;
 /** Alias expansion cap: stops "billion laughs" documents. */
 export const MAX_YAML_ALIASES = 50;
+/**
+ * Deepest nesting of collections a YAML text may have (flow `[`/`{` and block indentation
+ * levels). Rasa's training files nest 4–5 levels; the `yaml` library, and every walk over the
+ * result, would otherwise recurse once per level of a hostile `[[[[…` document.
+ */
+export const MAX_YAML_DEPTH = 64;
+
+const SPACE = 0x20;
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const HASH = 0x23;
+const DQUOTE = 0x22;
+const SQUOTE = 0x27;
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether YAML text nests collections deeper than `max`, found in one pass over the text before
+ * the parser builds anything: flow collections (`[`, `{` that open a value, and any inside a
+ * flow collection, quoted strings and comments skipped) plus the block indentation levels and
+ * compact `- `/`? ` entries of the line they are on. An estimate that errs on the side of
+ * depth only for documents no training file resembles.
+ */
+export function yamlDeeperThan(text: string, max: number): boolean {
+  const indents: number[] = [];
+  let flow = 0;
+  let quote = 0;
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    // Start of a line.
+    let blockLevels = indents.length;
+    if (quote === 0 && flow === 0) {
+      let col = 0;
+      while (i < n && text.charCodeAt(i) === SPACE) {
+        i++;
+        col++;
+      }
+      const first = text.charCodeAt(i);
+      if (i < n && first !== LF && first !== CR && first !== HASH) {
+        while (indents.length > 0 && indents[indents.length - 1]! > col) indents.pop();
+        if (indents.length === 0 || indents[indents.length - 1]! < col) indents.push(col);
+        blockLevels = indents.length;
+        if (blockLevels > max) return true;
+      }
+    }
+    let prev = 0; // last non-space character on this line (0: none yet)
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === LF) {
+        i++;
+        break;
+      }
+      if (quote === DQUOTE) {
+        if (c === BACKSLASH) i++;
+        else if (c === DQUOTE) quote = 0;
+        continue;
+      }
+      if (quote === SQUOTE) {
+        if (c === SQUOTE) {
+          if (text.charCodeAt(i + 1) === SQUOTE) i++;
+          else quote = 0;
+        }
+        continue;
+      }
+      if (c === SPACE || c === TAB || c === CR) continue;
+      const valueStart =
+        prev === 0 || prev === 0x2d || prev === 0x3a || prev === 0x3f || prev === 0x2c;
+      if (c === HASH && (prev === 0 || isBlank(text.charCodeAt(i - 1)))) {
+        while (i < n && text.charCodeAt(i) !== LF) i++;
+        i++;
+        break;
+      }
+      if ((c === 0x2d || c === 0x3f) && flow === 0 && isBlank(text.charCodeAt(i + 1))) {
+        // A compact block entry ("- - x", "- ? x") nests one level more on this line.
+        if (prev === 0 || prev === 0x2d || prev === 0x3f) {
+          if (++blockLevels > max) return true;
+        }
+      } else if ((c === 0x5b || c === 0x7b) && (flow > 0 || valueStart)) {
+        if (++flow + blockLevels > max) return true;
+      } else if ((c === 0x5d || c === 0x7d) && flow > 0) {
+        flow--;
+      } else if ((c === DQUOTE || c === SQUOTE) && valueStart) {
+        quote = c;
+      }
+      prev = c;
+    }
+  }
+  return false;
+}
+
+function isBlank(c: number): boolean {
+  return c === SPACE || c === TAB || c === LF || c === CR || Number.isNaN(c);
+}
 
 /** A parsed YAML file that still knows where each node came from. */
 export interface YamlSource {
@@ -59,6 +153,7 @@ export function parseYamlSource(
   if (text.length > maxChars) {
     yamlError({ file, code }, undefined, `file is larger than the limit of ${maxChars} characters`);
   }
+  checkYamlDepth(text, file, code);
   const lines = new LineCounter();
   const doc = parseDocument(text, {
     lineCounter: lines,
@@ -80,6 +175,21 @@ export function parseYamlSource(
     yamlError(source, undefined, `invalid YAML: ${(error as Error).message}`);
   }
   return source;
+}
+
+/** Throws a DialogueError when the text nests deeper than {@link MAX_YAML_DEPTH}. */
+export function checkYamlDepth(
+  text: string,
+  file: string,
+  code: DialogueErrorCode = 'TRAINING_DATA.INVALID',
+): void {
+  if (yamlDeeperThan(text, MAX_YAML_DEPTH)) {
+    yamlError(
+      { file, code },
+      undefined,
+      `the YAML nests collections deeper than the limit of ${MAX_YAML_DEPTH} levels`,
+    );
+  }
 }
 
 /** 1-based line of a node (its first character), if known. */

@@ -20,6 +20,8 @@ import {
 import { OutputChannelRegistry } from 'src/modules/dialogue/output-channel.registry';
 import { TrackerService } from 'src/modules/tracker/tracker.service';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { requireConversationId } from 'src/platform/http/conversation-id';
+import { requireUserText } from 'src/platform/http/user-text';
 import { CallbackOutputChannel } from './callback.output-channel';
 import { type ChannelSetup, type ConfiguredChannel } from './channel-config';
 import { type ChannelCredentials } from './credentials';
@@ -60,7 +62,12 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
         this.outputs.register(channel.name, () => this.outputChannel(channel.name));
       }
       if (channel.kind === 'socketio') {
-        this.socketIo = new SocketIoServer(channel.settings, this.handler, this.config.http.cors);
+        this.socketIo = new SocketIoServer(
+          channel.settings,
+          this.handler,
+          this.config.http.cors,
+          this.config.http.maxTextLength,
+        );
         this.socketIo.attach(this.adapterHost.httpAdapter.getHttpServer() as HttpServer);
       }
     }
@@ -122,7 +129,7 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
   async webhook(name: string, req: Request, res: Response): Promise<void> {
     const channel = this.byName.get(name);
     if (channel?.kind === 'callback') {
-      const input = parseWebhookBody(req.body, 'callback');
+      const input = parseWebhookBody(req.body, 'callback', this.config.http.maxTextLength);
       await this.handler.handleMessage({
         text: input.message,
         senderId: input.sender,
@@ -157,7 +164,9 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
     };
     // The REST body contract applies unless the channel reads sender and text itself.
     const ownBody = channel.extractSender !== undefined && channel.extractMessage !== undefined;
-    const input = ownBody ? null : parseWebhookBody(request.body, name);
+    const input = ownBody
+      ? null
+      : parseWebhookBody(request.body, name, this.config.http.maxTextLength);
     const read = async <T>(what: string, fn: () => T | Promise<T>): Promise<T> => {
       try {
         return await fn();
@@ -190,6 +199,8 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
         { channel: name, parameter: 'message' },
       );
     }
+    requireConversationId(sender, 'sender', 'body');
+    requireUserText(text, this.config.http.maxTextLength, 'message');
     const metadata = channel.getMetadata
       ? await read('metadata', () => channel.getMetadata!(request))
       : (input?.metadata ?? bodyMetadata(request.body));

@@ -3,21 +3,31 @@ import { type Algorithm, verify } from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { type Namespace, Server, type Socket } from 'socket.io';
-import { type MessageHandler } from 'src/core';
+import { DialogueError, type MessageHandler } from 'src/core';
+import { failureBody } from 'src/platform/errors/failure-body';
 import { failureOf } from 'src/platform/errors/failure-of';
+import { MAX_JSON_DEPTH, valueDeeperThan } from 'src/platform/http/body-parser.middleware';
+import { conversationIdProblem, requireConversationId } from 'src/platform/http/conversation-id';
+import { requireUserText } from 'src/platform/http/user-text';
 import { type SocketIoSettings } from './channel-config';
 import { SocketIoOutputChannel } from './socketio.output-channel';
 
 /** Event carrying the failure body of a user message that was not handled (not stored). */
-export const FAILURE_EVENT = 'failure';
+export const MESSAGE_ERROR_EVENT = 'message_error';
 
 /**
  * Rasa's SocketIOInput on Parley's HTTP server: a socket.io server at `socketio_path`
  * (default `/socket.io`) speaking the protocol of the `rasa-webchat` widget —
  * `session_request` → `session_confirm`, `user_message_evt` (default `user_uttered`) in,
  * `bot_message_evt` (default `bot_uttered`) out. Upgrades for other paths are left alone
- * (`destroyUpgrade: false`), so other WebSocket routes can share the server. A message that
- * could not be handled (so was not stored) gets a `failure` event with the failure body.
+ * (`destroyUpgrade: false`), so other WebSocket routes can share the server.
+ *
+ * Input the REST routes would answer with a 400 is refused with the same failure body, emitted
+ * to the socket: a `session_id` that breaks the conversation id rules → `session_error`, and the
+ * session is confirmed with a new id instead (rasa-webchat adopts a confirmed id that differs
+ * from the one it asked for). A user message that was not handled, so not stored — text over
+ * the limit, invalid `session_id`, metadata nested too deep, the database unavailable — gets
+ * `message_error` with the failure body (Rasa sends nothing at all).
  */
 export class SocketIoServer {
   private readonly log = new Logger('SocketIoChannel');
@@ -28,6 +38,7 @@ export class SocketIoServer {
     private readonly settings: SocketIoSettings,
     private readonly handler: Pick<MessageHandler, 'handleMessage'>,
     private readonly cors: readonly string[],
+    private readonly maxTextLength: number,
   ) {}
 
   attach(server: HttpServer): void {
@@ -87,6 +98,20 @@ export class SocketIoServer {
     socket.on('session_request', (data: unknown) => {
       const request = isObject(data) ? { ...data } : {};
       let sessionId = request.session_id;
+      if (typeof sessionId === 'string' && sessionId.length > 0) {
+        const problem = conversationIdProblem(sessionId);
+        if (problem !== null) {
+          socket.emit(
+            'session_error',
+            failureBody(
+              'REQUEST.INVALID_PARAMETER',
+              `The "session_id" ${problem.message}; a new session id is confirmed instead.`,
+              { parameter: 'session_id', in: 'session_request', rule: problem.rule },
+            ),
+          );
+          sessionId = undefined;
+        }
+      }
       if (typeof sessionId !== 'string' || sessionId.length === 0) {
         sessionId = randomUUID().replace(/-/g, '');
       }
@@ -95,12 +120,13 @@ export class SocketIoServer {
     });
     socket.on(this.settings.userMessageEvt, (data: unknown) => {
       void this.onUserMessage(socket, data).catch((e: unknown) => {
-        this.log.warn(
-          { socket: socket.id, err: (e as Error).message },
-          'socket.io message could not be handled; the turn was not stored',
-        );
-        // The client learns that its message was not taken (Rasa sends nothing at all).
-        socket.emit(FAILURE_EVENT, failureOf(e));
+        if (!(e instanceof DialogueError && e.code === 'REQUEST.INVALID_PARAMETER')) {
+          this.log.warn(
+            { socket: socket.id, err: (e as Error).message },
+            'socket.io message could not be handled; the turn was not stored',
+          );
+        }
+        socket.emit(MESSAGE_ERROR_EVENT, failureOf(e));
       });
     });
   }
@@ -121,7 +147,7 @@ export class SocketIoServer {
         );
         return;
       }
-      senderId = data.session_id;
+      senderId = requireConversationId(data.session_id, 'session_id', this.settings.userMessageEvt);
     } else {
       senderId = socket.id;
     }
@@ -130,6 +156,7 @@ export class SocketIoServer {
       this.log.warn({ socket: socket.id }, 'socket.io "message" is not a string; ignored');
       return;
     }
+    const text = requireUserText(raw, this.maxTextLength, 'message', this.settings.userMessageEvt);
     let metadata: unknown = data[this.settings.metadataKey] ?? {};
     if (typeof metadata === 'string') {
       try {
@@ -139,8 +166,15 @@ export class SocketIoServer {
         metadata = {};
       }
     }
+    if (valueDeeperThan(metadata, MAX_JSON_DEPTH)) {
+      throw new DialogueError(
+        'REQUEST.INVALID_PARAMETER',
+        `The "${this.settings.metadataKey}" nests arrays or objects deeper than the limit of ${MAX_JSON_DEPTH} levels.`,
+        { parameter: this.settings.metadataKey, rule: 'max_json_depth', max_depth: MAX_JSON_DEPTH },
+      );
+    }
     await this.handler.handleMessage({
-      text: raw,
+      text,
       senderId,
       inputChannel: 'socketio',
       output: new SocketIoOutputChannel(nsp, this.settings.botMessageEvt),

@@ -1,4 +1,6 @@
 import { DialogueError, type JsonObject } from 'src/core';
+import { requireConversationId } from 'src/platform/http/conversation-id';
+import { DEFAULT_MAX_TEXT_LENGTH, requireUserText } from 'src/platform/http/user-text';
 
 /** The fields of a REST-style webhook body (`{sender, message, metadata?, input_channel?}`). */
 export interface WebhookInput {
@@ -21,10 +23,15 @@ function bad(channel: string, message: string, field: string): DialogueError {
 
 /**
  * Validates the JSON body of `POST /webhooks/<channel>/webhook`: `sender` (string, or a number
- * which becomes a string) and `message` (string) are required; `metadata` is an object when
- * given; `input_channel` a string; `stream` a boolean. Anything else is a 400 naming the field.
+ * which becomes a string; it must follow the conversation id rules) and `message` (string of at
+ * most `maxTextLength` characters) are required; `metadata` is an object when given;
+ * `input_channel` a string; `stream` a boolean. Anything else is a 400 naming the field.
  */
-export function parseWebhookBody(body: unknown, channel: string): WebhookInput {
+export function parseWebhookBody(
+  body: unknown,
+  channel: string,
+  maxTextLength = DEFAULT_MAX_TEXT_LENGTH,
+): WebhookInput {
   if (body === undefined || body === null || body === '') {
     throw new DialogueError(
       'REQUEST.BODY_MISSING',
@@ -83,7 +90,13 @@ export function parseWebhookBody(body: unknown, channel: string): WebhookInput {
   if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') {
     throw bad(channel, `"stream" must be true or false, got ${typeOf(b.stream)}.`, 'stream');
   }
-  return { sender, message: b.message.trim(), metadata, inputChannel, stream: b.stream === true };
+  return {
+    sender: requireConversationId(sender, 'sender', 'body'),
+    message: requireUserText(b.message.trim(), maxTextLength, 'message'),
+    metadata,
+    inputChannel,
+    stream: b.stream === true,
+  };
 }
 
 function typeOf(value: unknown): string {

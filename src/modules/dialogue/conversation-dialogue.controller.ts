@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { type JsonObject } from 'src/core';
-import { conversationIdOf } from 'src/platform/http/conversation-id';
+import { validConversationIdOf } from 'src/platform/http/conversation-id';
 import { DialogueService } from './dialogue.service';
 
 /** Rasa's dialogue routes on a conversation: operations 8 (execute), 9 (trigger_intent), 10 (predict). */
@@ -36,6 +36,7 @@ export class ConversationDialogueController {
   }
 }
 
+/** The conversation id of the path, checked against the id rules (400 otherwise). */
 function id(req: Request): string {
-  return conversationIdOf(req) ?? '';
+  return validConversationIdOf(req);
 }

@@ -23,6 +23,8 @@ import { verbosityParam } from 'src/modules/tracker/query-params';
 import { TrackerService } from 'src/modules/tracker/tracker.service';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { PARLEY_VERSION } from 'src/platform/config/version';
+import { requireConversationId } from 'src/platform/http/conversation-id';
+import { requireUserText } from 'src/platform/http/user-text';
 import { readActionEndpoint } from './action-endpoint';
 import { OutputChannelRegistry } from './output-channel.registry';
 import { ReminderScheduler } from './reminder.scheduler';
@@ -84,6 +86,10 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
 
   /** MessageHandler: one user message end to end; answers go to `message.output`. */
   async handleMessage(message: UserMessage): Promise<void> {
+    // Every channel checks these first; this keeps a channel that does not from storing what
+    // the conversation id and text rules refuse.
+    requireConversationId(message.senderId, 'sender', 'body');
+    if (message.text !== null) requireUserText(message.text, this.config.http.maxTextLength);
     const assistant = this.assistants.current();
     if (assistant === null) {
       this.logger.warn({ sender: message.senderId }, 'no model loaded; message ignored');
@@ -124,6 +130,8 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
     const b = objectBody(body);
     const name = requiredName(b, 'intent');
     const entities = entityList(b.entities);
+    // The entities stand in for the user's text: the same bound applies to their JSON.
+    requireUserText(JSON.stringify(entities), this.config.http.maxTextLength, 'entities');
     const verbosity = verbosityOf(includeEvents);
     if (!assistant.domain.intents.includes(name)) {
       throw new DialogueError(

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Logger, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Logger, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import {
   CollectingOutputChannel,
@@ -8,6 +8,9 @@ import {
   type JsonObject,
 } from 'src/core';
 import { Public } from 'src/platform/auth/public.decorator';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { requireConversationId } from 'src/platform/http/conversation-id';
+import { requireUserText } from 'src/platform/http/user-text';
 
 /**
  * Rasa's `rest` channel (no auth): `POST /webhooks/rest/webhook` with `{sender, message,
@@ -22,7 +25,10 @@ import { Public } from 'src/platform/auth/public.decorator';
 export class RestWebhookController {
   private readonly logger = new Logger(RestWebhookController.name);
 
-  constructor(private readonly handler: MessageHandler) {}
+  constructor(
+    private readonly handler: MessageHandler,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Get()
   health(): { status: string } {
@@ -36,7 +42,7 @@ export class RestWebhookController {
     @Query('stream') stream: unknown,
     @Res() res: Response,
   ): Promise<void> {
-    const input = restInput(body);
+    const input = restInput(body, this.config.http.maxTextLength);
     if (String(stream).toLowerCase() === 'true') {
       // `?stream=true`: each message is written as one JSON line as soon as it is sent.
       // Headers go out with the first message, which is sent only after the turn is stored:
@@ -105,8 +111,11 @@ function bad(parameter: string, message: string): DialogueError {
   return new DialogueError('REQUEST.INVALID_PARAMETER', message, { parameter, in: 'body' });
 }
 
-/** Validates the webhook body: `sender` and `message` are required. */
-export function restInput(body: unknown): RestInput {
+/**
+ * Validates the webhook body: `sender` (a conversation id: see conversation-id.ts) and
+ * `message` (at most `maxTextLength` characters) are required.
+ */
+export function restInput(body: unknown, maxTextLength: number): RestInput {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw bad('body', 'The request body must be a JSON object with "sender" and "message".');
   }
@@ -135,8 +144,8 @@ export function restInput(body: unknown): RestInput {
     throw bad('input_channel', '"input_channel" must be a string.');
   }
   return {
-    sender: String(b.sender),
-    message: b.message.trim(),
+    sender: requireConversationId(String(b.sender), 'sender', 'body'),
+    message: requireUserText(b.message.trim(), maxTextLength, 'message'),
     metadata: (b.metadata as JsonObject | undefined) ?? null,
     inputChannel: typeof b.input_channel === 'string' ? b.input_channel : 'rest',
   };

@@ -4,6 +4,7 @@ import { evaluateIntents, trainNlu, type NluEvaluation, type TrainedNlu } from '
 import { Random } from 'src/core/nlu/random';
 import {
   baseIntent,
+  checkYamlDepth,
   readConfigYaml,
   readNluYaml,
   type NluConfig,
@@ -97,6 +98,7 @@ export function readTestData(text: string): NluTrainingData {
 
 /** The config part (language, pipeline) of a cross-validation body; a pipeline is required. */
 export function readBodyConfig(text: string): NluConfig {
+  checkYamlDepth(text, BODY_FILE);
   const doc = parseDocument(text);
   const root: unknown = doc.toJS();
   const fields = typeof root === 'object' && root !== null ? (root as Record<string, unknown>) : {};

@@ -1,13 +1,18 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DialogueError } from 'src/core';
 import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { requireUserText } from 'src/platform/http/user-text';
 import { emulate, emulationModeParam } from './emulators';
 import { parseText } from './parse-text';
 
 /** Operations on the loaded model (`/model/…`). */
 @Injectable()
 export class ModelService {
-  constructor(private readonly assistants: AssistantRegistry) {}
+  constructor(
+    private readonly assistants: AssistantRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /** Op 12 (`POST /model/parse`): NLU results only; nothing is stored, no action runs. */
   parse(body: unknown, emulationMode: unknown): unknown {
@@ -34,6 +39,7 @@ export class ModelService {
         { parameter: 'text', in: 'body' },
       );
     }
+    requireUserText(text, this.config.http.maxTextLength);
     return emulate(mode, parseText(assistant.nlu, text));
   }
 }

@@ -11,7 +11,7 @@ import {
   Res,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { conversationIdOf } from 'src/platform/http/conversation-id';
+import { validConversationIdOf } from 'src/platform/http/conversation-id';
 import { boolParam, floatParam } from './query-params';
 import { TrackerSideEffects } from './side-effects';
 import { TrackerService, type TrackerState } from './tracker.service';
@@ -91,6 +91,7 @@ export class TrackerController {
   }
 }
 
+/** The conversation id of the path, checked against the id rules (400 otherwise). */
 function id(req: Request): string {
-  return conversationIdOf(req) ?? '';
+  return validConversationIdOf(req);
 }

@@ -8,6 +8,7 @@ import {
   DialogueStateTracker,
   encodeEvent,
   extractSlots,
+  type JsonObject,
   LockStore,
   needsSessionStart,
   parseWithRegex,
@@ -15,6 +16,7 @@ import {
   serializeEvent,
   splitSessions,
   startSession,
+  storedParseData,
   type StoreVersion,
   TrackerStore,
   type UserUttered,
@@ -24,8 +26,14 @@ import {
 import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { parseText } from 'src/modules/model/parse-text';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { requireUserEventTexts, requireUserText } from 'src/platform/http/user-text';
 import { verbosityParam } from './query-params';
-import { type CachedSession, SessionCache } from './session-cache';
+import {
+  type CachedSession,
+  estimateJsonSize,
+  MEMORY_PER_JSON_CHAR,
+  SessionCache,
+} from './session-cache';
 
 export type TrackerState = Record<string, unknown>;
 
@@ -40,6 +48,7 @@ const MAX_WRITE_ATTEMPTS = 5;
 @Injectable()
 export class TrackerService {
   private readonly cache: SessionCache;
+  private readonly maxTextLength: number;
   /**
    * The wire form of events read from the store, so responses reuse it instead of serialising
    * every event again. Entries go with their events. Events the message loop writes are stored
@@ -56,7 +65,8 @@ export class TrackerService {
     private readonly assistants: AssistantRegistry,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.cache = new SessionCache(config.trackerCacheSize);
+    this.cache = new SessionCache(config.trackerCacheSize, config.trackerCacheBytes);
+    this.maxTextLength = config.http.maxTextLength;
   }
 
   /** Op 3: every stored session. Unknown conversations get a session start that is not stored. */
@@ -180,6 +190,7 @@ export class TrackerService {
     }
     const verbosity = verbosityParam(includeEvents);
     const message = messageBody(body);
+    requireUserText(message.text, this.maxTextLength);
     const messageId = randomUUID().replace(/-/g, '');
     const parseData =
       message.parse_data ??
@@ -188,7 +199,11 @@ export class TrackerService {
       event: 'user',
       metadata: this.stamp(assistant),
       text: message.text,
-      parse_data: { ...parseData, text: message.text, message_id: messageId },
+      parse_data: {
+        ...storedParseData(parseData as JsonObject),
+        text: message.text,
+        message_id: messageId,
+      },
       input_channel: null,
       message_id: messageId,
     };
@@ -264,6 +279,7 @@ export class TrackerService {
         );
         if (version !== null) {
           session.version = version;
+          for (const e of encoded) session.bytes += e.json.length * MEMORY_PER_JSON_CHAR;
           this.cache.set(conversationId, session);
           return session.tracker;
         }
@@ -286,10 +302,12 @@ export class TrackerService {
     const cached = reload ? undefined : this.cache.get(conversationId);
     if (cached !== undefined) return cached;
     const read = await this.store.retrieveVersioned(conversationId, { latestSessionOnly: true });
+    const events = read?.events ?? [];
     return {
-      tracker: this.build(conversationId, read?.events ?? [], assistant),
+      tracker: this.build(conversationId, events, assistant),
       version: read?.version ?? null,
       firstSeq: read?.firstSeq ?? 1,
+      bytes: estimateJsonSize(events) * MEMORY_PER_JSON_CHAR,
     };
   }
 
@@ -311,7 +329,12 @@ export class TrackerService {
     const read = await this.store.retrieveVersioned(conversationId);
     const tracker = this.build(conversationId, read?.events ?? [], assistant);
     if (read !== null && splitSessions(tracker.events).length <= 1) {
-      this.cache.set(conversationId, { tracker, version: read.version, firstSeq: 1 });
+      this.cache.set(conversationId, {
+        tracker,
+        version: read.version,
+        firstSeq: 1,
+        bytes: estimateJsonSize(read.events) * MEMORY_PER_JSON_CHAR,
+      });
     }
     return tracker;
   }
@@ -340,6 +363,7 @@ export class TrackerService {
   private validated(body: unknown): Record<string, unknown>[] {
     const result = validateEventsPayload(body);
     if (!result.ok) throw new DialogueError('EVENTS.INVALID', result.message);
+    requireUserEventTexts(result.events, this.maxTextLength);
     return result.events;
   }
 

@@ -9,6 +9,10 @@ export interface AppConfig {
     readonly enableApi: boolean;
     readonly cors: readonly string[];
     readonly bodyLimit: string;
+    /** Body size limit of the routes that take one user message (webhooks, parse, messages). */
+    readonly messageBodyLimit: string;
+    /** Longest user text (UTF-16 code units) any route or channel accepts; longer → 400. */
+    readonly maxTextLength: number;
     readonly responseTimeoutMs: number;
   };
   readonly auth: {
@@ -36,6 +40,8 @@ export interface AppConfig {
   };
   /** Conversations whose latest session is kept built in memory (0 = no cache). */
   readonly trackerCacheSize: number;
+  /** Estimated bytes the tracker cache may hold; least recently used sessions go first. */
+  readonly trackerCacheBytes: number;
   /** Dialogue engine: circuit breaker and custom action server timeout. */
   readonly dialogue: {
     readonly maxPredictions: number;

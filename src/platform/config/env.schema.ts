@@ -43,6 +43,14 @@ export class EnvSchema {
   })
   PARLEY_BODY_LIMIT?: string;
 
+  @IsOptional()
+  @Matches(/^\d+(b|kb|mb)?$/i, {
+    message: 'PARLEY_MESSAGE_BODY_LIMIT must look like 1mb, 512kb or 1048576',
+  })
+  PARLEY_MESSAGE_BODY_LIMIT?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000) PARLEY_MAX_TEXT_LENGTH?: number;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) RESPONSE_TIMEOUT_MS?: number;
 
   @IsOptional() @IsString() @MinLength(1) PARLEY_AUTH_TOKEN?: string;
@@ -68,6 +76,8 @@ export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) LOCK_TIMEOUT_MS?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) TRACKER_CACHE_SIZE?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000) TRACKER_CACHE_MB?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000) MAX_NUMBER_OF_PREDICTIONS?: number;
 

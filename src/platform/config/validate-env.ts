@@ -56,6 +56,8 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
       enableApi: schema.PARLEY_ENABLE_API ?? false,
       cors: splitList(schema.PARLEY_CORS),
       bodyLimit: schema.PARLEY_BODY_LIMIT ?? '20mb',
+      messageBodyLimit: schema.PARLEY_MESSAGE_BODY_LIMIT ?? '1mb',
+      maxTextLength: schema.PARLEY_MAX_TEXT_LENGTH ?? 10_000,
       responseTimeoutMs: schema.RESPONSE_TIMEOUT_MS ?? 3_600_000,
     },
     auth: {
@@ -81,6 +83,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
       remoteStorage: schema.PARLEY_REMOTE_STORAGE ?? null,
     },
     trackerCacheSize: schema.TRACKER_CACHE_SIZE ?? 1000,
+    trackerCacheBytes: (schema.TRACKER_CACHE_MB ?? 256) * 1024 * 1024,
     dialogue: {
       maxPredictions: schema.MAX_NUMBER_OF_PREDICTIONS ?? 10,
       actionTimeoutMs: schema.ACTION_SERVER_TIMEOUT_MS ?? 300_000,
@@ -149,6 +152,8 @@ export const ENV_KEYS = [
   'PARLEY_ENABLE_API',
   'PARLEY_CORS',
   'PARLEY_BODY_LIMIT',
+  'PARLEY_MESSAGE_BODY_LIMIT',
+  'PARLEY_MAX_TEXT_LENGTH',
   'RESPONSE_TIMEOUT_MS',
   'PARLEY_AUTH_TOKEN',
   'JWT_SECRET',
@@ -160,6 +165,7 @@ export const ENV_KEYS = [
   'LOCK_STORE',
   'LOCK_TIMEOUT_MS',
   'TRACKER_CACHE_SIZE',
+  'TRACKER_CACHE_MB',
   'MAX_NUMBER_OF_PREDICTIONS',
   'ACTION_SERVER_TIMEOUT_MS',
   'PARLEY_CREDENTIALS',

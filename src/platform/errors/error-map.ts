@@ -3,6 +3,7 @@ export type TransportErrorCode =
   | 'HTTP.NOT_FOUND'
   | 'HTTP.METHOD_NOT_ALLOWED'
   | 'HTTP.PAYLOAD_TOO_LARGE'
+  | 'HTTP.HEADERS_TOO_LARGE'
   | 'HTTP.MALFORMED_BODY'
   | 'HTTP.UNSUPPORTED_MEDIA_TYPE'
   | 'HTTP.NOT_ACCEPTABLE'
@@ -80,6 +81,7 @@ export const ERROR_MAP: Readonly<Record<ErrorCode, ErrorMapping>> = {
   'HTTP.NOT_FOUND': m(404, 'NotFound', 'NOT_FOUND'),
   'HTTP.METHOD_NOT_ALLOWED': m(405, 'MethodNotAllowed', 'METHOD_NOT_ALLOWED'),
   'HTTP.PAYLOAD_TOO_LARGE': m(413, 'PayloadTooLarge', 'PAYLOAD_TOO_LARGE'),
+  'HTTP.HEADERS_TOO_LARGE': m(431, 'RequestHeaderFieldsTooLarge', 'BAD_REQUEST'),
   'HTTP.MALFORMED_BODY': m(400, 'BadRequest', 'BAD_REQUEST'),
   'HTTP.UNSUPPORTED_MEDIA_TYPE': m(415, 'UnsupportedMediaType', 'BAD_REQUEST'),
   'HTTP.NOT_ACCEPTABLE': m(406, 'NotAcceptable', 'BAD_REQUEST'),

@@ -6,6 +6,61 @@ const YAML_TYPES = /^(application|text)\/(x-)?(yaml|yml)\b/i;
 const JSON_TYPES = /^application\/([\w.+-]*\+)?json\b/i;
 const DIGITS = /^\d{1,15}$/;
 
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. Rasa's events nest 5 deep, a
+ * channel's metadata rarely more than a few levels; thousands of levels only overflow the
+ * stack of whatever walks the value later (JSON.stringify, validation, the database driver).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The routes that take one user message: channel webhooks, `POST /model/parse` and
+ * `POST /conversations/<id>/messages` (`trigger_intent`, `execute`). They read bodies up to the
+ * message body limit only.
+ */
+const MESSAGE_ROUTE =
+  /^\/webhooks\/|^\/model\/parse\/?$|^\/conversations\/.+\/(messages|trigger_intent|execute)\/?$/;
+
+const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Whether an already parsed value nests arrays/objects deeper than `max` (no recursion). */
+export function valueDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * Whether JSON text nests arrays/objects deeper than `max`: one pass over the bytes (strings
+ * skipped), before JSON.parse builds anything. Bytes of multi-byte UTF-8 characters are never
+ * ASCII, so no character can be mistaken for a bracket or a quote.
+ */
+export function jsonDeeperThan(buf: Buffer, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > max) return true;
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) depth--;
+  }
+  return false;
+}
+
 type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 
 /** Bytes of a size limit as body-parser reads it (`'1mb'`, `'512kb'`, `1024`). */
@@ -69,9 +124,14 @@ function readDeclaredBody(req: Request, length: number, done: (e: unknown, b?: B
  * 400; an undeclared one that does not parse is handed over as text. An empty body stays
  * `undefined`, so routes can tell "no body" from `{}`.
  */
-export function bodyParsers(limit: string): Middleware[] {
-  const raw = express.raw({ type: () => true, limit });
-  const maxBytes = limitBytes(limit);
+export function bodyParsers(limit: string, messageLimit: string = limit): Middleware[] {
+  const readers = {
+    any: { raw: express.raw({ type: () => true, limit }), maxBytes: limitBytes(limit) },
+    message: {
+      raw: express.raw({ type: () => true, limit: messageLimit }),
+      maxBytes: limitBytes(messageLimit),
+    },
+  };
   const parse = (req: Request, next: NextFunction): void => {
     const buf: unknown = req.body;
     if (!Buffer.isBuffer(buf) || buf.length === 0) {
@@ -84,6 +144,22 @@ export function bodyParsers(limit: string): Middleware[] {
     if (YAML_TYPES.test(contentType)) {
       req.body = text;
       next();
+      return;
+    }
+    if (jsonDeeperThan(buf, MAX_JSON_DEPTH)) {
+      if (!JSON_TYPES.test(contentType) && !/^\s*[[{]/.test(text)) {
+        // Not declared as JSON and not JSON-looking: the route decides (e.g. YAML).
+        req.body = text;
+        next();
+        return;
+      }
+      next(
+        new ApiError(
+          'HTTP.MALFORMED_BODY',
+          `The request body nests arrays or objects deeper than the limit of ${MAX_JSON_DEPTH} levels.`,
+          { rule: 'max_json_depth', max_depth: MAX_JSON_DEPTH },
+        ),
+      );
       return;
     }
     try {
@@ -106,6 +182,7 @@ export function bodyParsers(limit: string): Middleware[] {
   };
   const body: Middleware = (req, res, next) => {
     const { headers } = req;
+    const { raw, maxBytes } = MESSAGE_ROUTE.test(req.path) ? readers.message : readers.any;
     const declared = headers['content-length'];
     if (
       headers['transfer-encoding'] === undefined &&

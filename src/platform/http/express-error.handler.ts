@@ -7,6 +7,7 @@ interface HttpishError {
   statusCode?: number;
   type?: string;
   message?: string;
+  limit?: number;
 }
 
 /**
@@ -26,7 +27,10 @@ export function expressErrorHandler(filter: AllExceptionsFilter) {
       if (status === 413) {
         mapped = new ApiError(
           'HTTP.PAYLOAD_TOO_LARGE',
-          'The request body is larger than the server accepts.',
+          typeof e.limit === 'number'
+            ? `The request body is larger than the server accepts on this route (${e.limit} bytes).`
+            : 'The request body is larger than the server accepts.',
+          typeof e.limit === 'number' ? { max_bytes: e.limit } : {},
         );
       } else if (status === 415) {
         mapped = new ApiError(

@@ -51,3 +51,20 @@ describe('whitespaceTokenize (Rasa WhitespaceTokenizer rules)', () => {
     ]);
   });
 });
+
+describe('whitespaceTokenize on long runs of punctuation', () => {
+  it('treats a run longer than 64 non-word characters as a separator and keeps the offsets', () => {
+    const text = `a${'.'.repeat(10_000)}0 end`;
+    expect(whitespaceTokenize(text)).toEqual([
+      { text: 'a', start: 0, end: 1 },
+      { text: '0', start: 10_001, end: 10_002 },
+      { text: 'end', start: 10_003, end: 10_006 },
+    ]);
+  });
+
+  it('tokenizes text with shorter runs as before', () => {
+    expect(whitespaceTokenize(`a${'.'.repeat(64)}b`).map((t) => t.text)).toEqual([
+      `a${'.'.repeat(64)}b`,
+    ]);
+  });
+});

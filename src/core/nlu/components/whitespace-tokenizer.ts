@@ -19,6 +19,16 @@ const CLEANUP = new RegExp(
   'gu',
 );
 
+/**
+ * Every match of CLEANUP lies inside one run of characters that are not word characters, `#`,
+ * `@` or `&`, and the engine backtracks over such a run once per start position: quadratic in
+ * the run's length (a 10,000-character run of dots took seconds). Runs longer than this are
+ * blanked first, which keeps tokenizing linear in the text; text with a shorter run (any text a
+ * person writes) is tokenized exactly as before.
+ */
+const MAX_NON_WORD_RUN = 64;
+const LONG_NON_WORD_RUN = new RegExp(String.raw`[^${W}#@&]{${MAX_NON_WORD_RUN + 1},}`, 'gu');
+
 /** Rasa's emoji ranges; a word made only of these is dropped. */
 const EMOJI =
   /^[\u{1F600}-\u{1F64F}\u{1F300}-\u{1F5FF}\u{1F680}-\u{1F6FF}\u{1F1E0}-\u{1F1FF}\u{2702}-\u{27B0}\u{24C2}-\u{1F251}\u{200C}-\u{200D}]+$/u;
@@ -51,7 +61,11 @@ function wordsToTokens(words: readonly string[], text: string, base = 0): Token[
 
 /** Tokenizes like Rasa 3.x WhitespaceTokenizer (offsets are UTF-16 indices). */
 export function whitespaceTokenize(text: string, tokenPattern: RegExp | null = null): Token[] {
-  let words = text
+  const bounded =
+    text.length > MAX_NON_WORD_RUN
+      ? text.replace(LONG_NON_WORD_RUN, (run) => ' '.repeat(run.length))
+      : text;
+  let words = bounded
     .replace(CLEANUP, ' ')
     .split(/\s+/u)
     .filter((w) => w.length > 0 && !EMOJI.test(w));
