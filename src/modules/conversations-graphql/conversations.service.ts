@@ -85,11 +85,16 @@ function pageSql(filter: ConversationFilter): string {
 const WINDOWS = `unnest($1::text[], $2::int[], $3::int[]) WITH ORDINALITY AS w(id, lo, hi, ord)
   JOIN conversation_event e ON e.conversation_id = w.id AND e.seq > w.lo AND e.seq <= w.hi`;
 
+/** What `"sender_id":"<id>",` adds to an event in the answer. */
+const SENDER_ID_BYTES = `octet_length(w.id) + 16`;
+
 /**
- * Bytes of the stored JSON of the windows' events, read one row at a time (an aggregate: no
- * event is held), and only for windows whose event count already fits the answer's budget.
+ * Bytes of the windows' events as answered (stored JSON plus sender_id), read one row at a
+ * time (an aggregate: no event is held), and only for windows whose event count already fits
+ * the answer's budget.
  */
-const WINDOW_BYTES_SQL = `SELECT COALESCE(sum(octet_length(e.data::text)), 0)::float8 AS bytes FROM ${WINDOWS}`;
+const WINDOW_BYTES_SQL = `SELECT COALESCE(sum(octet_length(e.data::text) + ${SENDER_ID_BYTES}), 0)::float8 AS bytes
+  FROM ${WINDOWS}`;
 
 /** The windows' events in answer order; LIMIT is the event count already checked. */
 const WINDOW_EVENTS_SQL = `SELECT w.ord::int AS ord, e.data::text AS data FROM ${WINDOWS}

@@ -23,57 +23,62 @@ function fragmentsOf(document: DocumentNode): Fragments {
 }
 
 /**
- * Deepest field nesting of a selection set, following fragments. A fragment already on the
- * path is not entered again, so a fragment cycle (which NoFragmentCyclesRule reports) cannot
- * recurse forever.
+ * Measures selection sets with fragments followed, each fragment measured once (memoised), so
+ * a fragment "bomb" (fragments spreading the next one many times) costs linear time. A
+ * fragment already on the path counts 0: a cycle, which NoFragmentCyclesRule reports.
  */
-function depthOf(
-  set: SelectionSetNode,
-  fragments: Fragments,
-  onPath: Set<string>,
-  limit: number,
-): number {
-  let deepest = 0;
-  for (const selection of set.selections) {
-    let depth = 0;
-    if (selection.kind === Kind.FIELD) {
-      depth = selection.selectionSet
-        ? 1 + depthOf(selection.selectionSet, fragments, onPath, limit)
-        : 1;
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      depth = depthOf(selection.selectionSet, fragments, onPath, limit);
-    } else {
-      const name = selection.name.value;
-      const fragment = fragments.get(name);
-      if (fragment === undefined || onPath.has(name)) continue;
-      onPath.add(name);
-      depth = depthOf(fragment.selectionSet, fragments, onPath, limit);
-      onPath.delete(name);
-    }
-    deepest = Math.max(deepest, depth);
-    if (deepest > limit) return deepest; // deep enough to refuse: stop looking
-  }
-  return deepest;
-}
+class Measure {
+  private readonly depths = new Map<string, number>();
+  private readonly roots = new Map<string, number>();
+  private readonly onPath = new Set<string>();
 
-/** Root fields an operation selects, each alias counted, fragments at the root expanded. */
-function rootFieldsOf(set: SelectionSetNode, fragments: Fragments, onPath: Set<string>): number {
-  let count = 0;
-  for (const selection of set.selections) {
-    if (selection.kind === Kind.FIELD) {
-      if (!selection.name.value.startsWith('__')) count++;
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      count += rootFieldsOf(selection.selectionSet, fragments, onPath);
-    } else {
-      const name = selection.name.value;
-      const fragment = fragments.get(name);
-      if (fragment === undefined || onPath.has(name)) continue;
-      onPath.add(name);
-      count += rootFieldsOf(fragment.selectionSet, fragments, onPath);
-      onPath.delete(name);
-    }
+  constructor(private readonly fragments: Fragments) {}
+
+  private viaFragment(
+    name: string,
+    memo: Map<string, number>,
+    measure: (set: SelectionSetNode) => number,
+  ): number {
+    const known = memo.get(name);
+    if (known !== undefined) return known;
+    const fragment = this.fragments.get(name);
+    if (fragment === undefined || this.onPath.has(name)) return 0;
+    this.onPath.add(name);
+    const value = measure(fragment.selectionSet);
+    this.onPath.delete(name);
+    memo.set(name, value);
+    return value;
   }
-  return count;
+
+  /** Deepest field nesting below a selection set (a leaf field is 1). */
+  depth(set: SelectionSetNode): number {
+    let deepest = 0;
+    for (const selection of set.selections) {
+      const depth =
+        selection.kind === Kind.FIELD
+          ? 1 + (selection.selectionSet ? this.depth(selection.selectionSet) : 0)
+          : selection.kind === Kind.INLINE_FRAGMENT
+            ? this.depth(selection.selectionSet)
+            : this.viaFragment(selection.name.value, this.depths, (s) => this.depth(s));
+      deepest = Math.max(deepest, depth);
+    }
+    return deepest;
+  }
+
+  /** Root fields of a selection set, each alias counted, fragments expanded. */
+  rootFields(set: SelectionSetNode): number {
+    let count = 0;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (!selection.name.value.startsWith('__')) count++;
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        count += this.rootFields(selection.selectionSet);
+      } else {
+        count += this.viaFragment(selection.name.value, this.roots, (s) => this.rootFields(s));
+      }
+    }
+    return count;
+  }
 }
 
 /**
@@ -84,12 +89,12 @@ function rootFieldsOf(set: SelectionSetNode, fragments: Fragments, onPath: Set<s
  */
 export function documentLimitsRule(maxDepth: number, maxRootFields: number) {
   return (context: ValidationContext): ASTVisitor => {
-    const fragments = fragmentsOf(context.getDocument());
+    const measure = new Measure(fragmentsOf(context.getDocument()));
     return {
       OperationDefinition(operation: OperationDefinitionNode) {
         const name = operation.name ? `"${operation.name.value}"` : '(anonymous)';
         // Root fields are at depth 0, their fields at 1, and so on.
-        const depth = depthOf(operation.selectionSet, fragments, new Set(), maxDepth + 1) - 1;
+        const depth = measure.depth(operation.selectionSet) - 1;
         if (depth > maxDepth) {
           context.reportError(
             new GraphQLError(
@@ -98,7 +103,7 @@ export function documentLimitsRule(maxDepth: number, maxRootFields: number) {
             ),
           );
         }
-        const roots = rootFieldsOf(operation.selectionSet, fragments, new Set());
+        const roots = measure.rootFields(operation.selectionSet);
         if (roots > maxRootFields) {
           context.reportError(
             new GraphQLError(
