@@ -260,6 +260,20 @@ describe('GraphQL introspection in production', () => {
     expect(off.status).toBe(400);
     expect(off.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect(off.body.errors?.[0]?.message).toMatch(/introspection/i);
+    // Nor do validation errors spell out the schema with suggestions.
+    const typo = await graphql(
+      production.url,
+      token,
+      '{ conversationTag(assistantId: "x") { id } }',
+    );
+    expect(typo.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(typo.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
+    const suggested = await graphql(
+      allowed.url,
+      token,
+      '{ conversationTag(assistantId: "x") { id } }',
+    );
+    expect(suggested.body.errors?.[0]?.message).toMatch(/Did you mean "conversationTags"/);
     const on = await graphql(allowed.url, token, '{ __schema { queryType { name } } }');
     expect(on.body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
     // Ordinary operations still work in production.

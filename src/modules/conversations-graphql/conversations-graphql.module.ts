@@ -26,6 +26,8 @@ export function apolloOptions(config: AppConfig): ApolloDriverConfig {
     playground: false,
     graphiql: false,
     introspection: config.graphql.introspection,
+    // Without introspection, "Did you mean …?" suggestions would still spell out the schema.
+    hideSchemaDetailsFromClientErrors: !config.graphql.introspection,
     csrfPrevention: true,
     persistedQueries: false,
     includeStacktraceInErrorResponses: false,
