@@ -35,6 +35,8 @@ describe('conversation filters', () => {
       to: null,
       limit: 10,
       offset: 0,
+      eventOffset: 0,
+      eventLimit: null,
     });
     expect(toConversationFilter({ assistantId: 'a', limit: null, offset: null }, 100).limit).toBe(
       10,
@@ -45,6 +47,15 @@ describe('conversation filters', () => {
     );
     expect(() => toConversationFilter({ assistantId: 'a', limit: -1 }, 100)).toThrow(/limit/);
     expect(() => toConversationFilter({ assistantId: 'a', offset: -1 }, 100)).toThrow(/offset/);
+    expect(() => toConversationFilter({ assistantId: 'a', eventOffset: -1 }, 100)).toThrow(
+      /eventOffset must not be negative/,
+    );
+    expect(() => toConversationFilter({ assistantId: 'a', eventLimit: -1 }, 100)).toThrow(
+      /eventLimit must not be negative/,
+    );
+    expect(
+      toConversationFilter({ assistantId: 'a', eventOffset: 5, eventLimit: 0 }, 100),
+    ).toMatchObject({ eventOffset: 5, eventLimit: 0 });
     expect(() =>
       toConversationFilter(
         { assistantId: 'a', fromTime: '2026-01-02T00:00:00Z', toTime: '2026-01-01T00:00:00Z' },

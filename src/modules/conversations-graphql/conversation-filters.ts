@@ -28,6 +28,10 @@ export interface ConversationFilter {
   readonly to: number | null;
   readonly limit: number;
   readonly offset: number;
+  /** Window of each conversation's events: skip `eventOffset`, then at most `eventLimit`. */
+  readonly eventOffset: number;
+  /** Null: every event after `eventOffset` (within the answer's bounds). */
+  readonly eventLimit: number | null;
 }
 
 export interface RawConversationsArgs {
@@ -36,6 +40,8 @@ export interface RawConversationsArgs {
   toTime?: string | null;
   limit?: number | null;
   offset?: number | null;
+  eventOffset?: number | null;
+  eventLimit?: number | null;
 }
 
 /** Checks the rawConversations input; out of range is an error, never silently clamped. */
@@ -54,10 +60,22 @@ export function toConversationFilter(
   if (offset < 0) {
     throw badInput(`offset must not be negative, got ${offset}.`, { parameter: 'offset' });
   }
+  const eventOffset = input.eventOffset ?? 0;
+  const eventLimit = input.eventLimit ?? null;
+  if (eventOffset < 0) {
+    throw badInput(`eventOffset must not be negative, got ${eventOffset}.`, {
+      parameter: 'eventOffset',
+    });
+  }
+  if (eventLimit !== null && eventLimit < 0) {
+    throw badInput(`eventLimit must not be negative, got ${eventLimit}.`, {
+      parameter: 'eventLimit',
+    });
+  }
   const from = input.fromTime == null ? null : parseIsoUtc(input.fromTime, 'fromTime');
   const to = input.toTime == null ? null : parseIsoUtc(input.toTime, 'toTime');
   if (from !== null && to !== null && from > to) {
     throw badInput('fromTime must not be later than toTime.', { parameter: 'fromTime' });
   }
-  return { assistantId: input.assistantId, from, to, limit, offset };
+  return { assistantId: input.assistantId, from, to, limit, offset, eventOffset, eventLimit };
 }

@@ -1,15 +1,20 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
-import depthLimit from 'graphql-depth-limit';
 import { OidcAuthMiddleware } from 'src/modules/auth/oidc/oidc-auth.middleware';
 import { OidcAuthModule } from 'src/modules/auth/oidc/oidc-auth.module';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { AnswerBudget } from './answer-budget';
 import { complexityLimitPlugin } from './complexity.plugin';
 import { ConversationsResolver } from './conversations.resolver';
 import { ConversationsService } from './conversations.service';
+import { documentLimitsRule } from './document-limits';
+import { GraphqlDocumentSizeMiddleware } from './graphql-document-size.middleware';
 import { formatGraphqlError } from './graphql-error.formatter';
 import { GRAPHQL_PATH, GraphiqlMiddleware } from './ide/graphiql.middleware';
+
+/** Selections of one operation with every fragment spread expanded. */
+const MAX_RECURSIVE_SELECTIONS = 10_000;
 
 /** Apollo options of the conversation-management endpoint (shared with the schema printer). */
 export function apolloOptions(config: AppConfig): ApolloDriverConfig {
@@ -21,14 +26,21 @@ export function apolloOptions(config: AppConfig): ApolloDriverConfig {
     playground: false,
     graphiql: false,
     introspection: config.graphql.introspection,
+    // Without introspection, "Did you mean …?" suggestions would still spell out the schema.
+    hideSchemaDetailsFromClientErrors: !config.graphql.introspection,
     csrfPrevention: true,
     persistedQueries: false,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
-    validationRules: [depthLimit(config.graphql.maxDepth)],
+    validationRules: [documentLimitsRule(config.graphql.maxDepth, config.graphql.maxRootFields)],
+    // Fragment spreads multiply selections: bound them before anything walks the document.
+    maxRecursiveSelections: MAX_RECURSIVE_SELECTIONS,
     plugins: [complexityLimitPlugin(config.graphql.maxComplexity)],
     formatError: formatGraphqlError,
-    context: ({ req }: { req: unknown }) => ({ req }),
+    context: ({ req }: { req: unknown }) => ({
+      req,
+      budget: new AnswerBudget(config.graphql.maxEvents, config.graphql.maxAnswerBytes),
+    }),
   };
 }
 
@@ -45,12 +57,17 @@ export function apolloOptions(config: AppConfig): ApolloDriverConfig {
       useFactory: (config: AppConfig) => apolloOptions(config),
     }),
   ],
-  providers: [ConversationsService, ConversationsResolver, GraphiqlMiddleware],
+  providers: [
+    ConversationsService,
+    ConversationsResolver,
+    GraphiqlMiddleware,
+    GraphqlDocumentSizeMiddleware,
+  ],
 })
 export class ConversationsGraphqlModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(GraphiqlMiddleware, OidcAuthMiddleware)
+      .apply(GraphiqlMiddleware, OidcAuthMiddleware, GraphqlDocumentSizeMiddleware)
       .forRoutes(
         { path: 'api/graphql', method: RequestMethod.ALL },
         { path: 'api/graphql/*path', method: RequestMethod.ALL },

@@ -1,7 +1,14 @@
 import { Inject, UseGuards } from '@nestjs/common';
-import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
+import { Args, Context, ID, Info, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
+import {
+  type FragmentDefinitionNode,
+  type GraphQLResolveInfo,
+  Kind,
+  type SelectionSetNode,
+} from 'graphql';
 import { OidcRoleGuard } from 'src/modules/auth/oidc/oidc-role.guard';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { AnswerBudget } from './answer-budget';
 import { toConversationFilter } from './conversation-filters';
 import { ConversationsService } from './conversations.service';
 import { AddConversationTagToConversationInput } from './dto/add-conversation-tag-to-conversation.input';
@@ -15,6 +22,39 @@ import { RawConversationsOutputModel } from './models/raw-conversations-output.m
 
 /** Largest page the complexity estimate assumes when `limit` is not a literal or variable. */
 const DEFAULT_LIMIT = 10;
+
+/** The names a selection set selects, fragments and inline fragments followed. */
+function selectedFields(
+  sets: readonly SelectionSetNode[],
+  fragments: Record<string, FragmentDefinitionNode>,
+): Map<string, SelectionSetNode[]> {
+  const fields = new Map<string, SelectionSetNode[]>();
+  const pending = [...sets];
+  const seen = new Set<string>();
+  for (let set = pending.pop(); set !== undefined; set = pending.pop()) {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const list = fields.get(selection.name.value) ?? [];
+        if (selection.selectionSet) list.push(selection.selectionSet);
+        fields.set(selection.name.value, list);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        pending.push(selection.selectionSet);
+      } else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        const fragment = fragments[selection.name.value];
+        if (fragment) pending.push(fragment.selectionSet);
+      }
+    }
+  }
+  return fields;
+}
+
+/** Whether this rawConversations field selects `conversations { conversationEvents }`. */
+function selectsEvents(info: GraphQLResolveInfo): boolean {
+  const top = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+  const conversations = selectedFields(top, info.fragments).get('conversations') ?? [];
+  return selectedFields(conversations, info.fragments).has('conversationEvents');
+}
 
 /** The conversation-management API of the seed, plus the tag extensions. */
 @Resolver()
@@ -35,9 +75,12 @@ export class ConversationsResolver {
   })
   rawConversations(
     @Args('input', { type: () => RawConversationsInput }) input: RawConversationsInput,
+    @Context('budget') budget: AnswerBudget,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<RawConversationsOutputModel> {
     return this.conversations.rawConversations(
       toConversationFilter(input, this.config.graphql.maxLimit),
+      { events: selectsEvents(info), budget },
     );
   }
 

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DialogueError } from 'src/core';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { DataSource } from 'typeorm';
+import { type AnswerBudget } from './answer-budget';
 import { type ConversationFilter } from './conversation-filters';
 
 export interface ConversationTag {
@@ -13,6 +14,7 @@ export interface ConversationTag {
 
 export interface RawConversation {
   id: string;
+  eventCount: number;
   conversationEvents: Array<Record<string, unknown>>;
   tags: ConversationTag[];
 }
@@ -41,9 +43,9 @@ function tagIdOrNull(id: string): string | null {
 }
 
 /**
- * One statement per page: the page of conversation ids comes from the index
- * `(assistant_id, started_at DESC, id)`, each conversation's events are aggregated server-side
- * into one JSON array (stored text, verbatim), and `count` is taken in the same snapshot.
+ * The page of conversations without their events: ids from the index
+ * `(assistant_id, started_at DESC, id)`, each with its event count (`last_seq`: events are
+ * numbered 1…n) and tags, and `count` in the same snapshot.
  */
 function pageSql(filter: ConversationFilter): string {
   const where = [
@@ -63,7 +65,7 @@ function pageSql(filter: ConversationFilter): string {
       : `(SELECT count(*) FROM conversation c WHERE ${condition})::int AS count`;
   return `
     WITH page AS (
-      SELECT c.id, c.started_at FROM conversation c
+      SELECT c.id, c.started_at, c.last_seq FROM conversation c
       WHERE ${condition}
       ORDER BY c.started_at DESC, c.id
       LIMIT $2 OFFSET $3
@@ -71,13 +73,39 @@ function pageSql(filter: ConversationFilter): string {
     SELECT ${countSql},
       (SELECT COALESCE(json_agg(json_build_object(
           'id', p.id,
-          'events', COALESCE((SELECT json_agg(e.data ORDER BY e.seq) FROM conversation_event e
-                              WHERE e.conversation_id = p.id), '[]'::json),
+          'eventCount', p.last_seq,
           'tags', COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name,
                                     'assistantId', t.assistant_id) ORDER BY t.name, t.id)
                             FROM conversation_tag_link l JOIN conversation_tag t ON t.id = l.tag_id
                             WHERE l.conversation_id = p.id), '[]'::json)
         ) ORDER BY p.started_at DESC, p.id), '[]'::json) FROM page p)::text AS page`;
+}
+
+/** The event windows `(id, seq > lo, seq <= hi)` of a page, one row per window. */
+const WINDOWS = `unnest($1::text[], $2::int[], $3::int[]) WITH ORDINALITY AS w(id, lo, hi, ord)
+  JOIN conversation_event e ON e.conversation_id = w.id AND e.seq > w.lo AND e.seq <= w.hi`;
+
+/** What `"sender_id":"<id>",` adds to an event in the answer. */
+const SENDER_ID_BYTES = `octet_length(w.id) + 16`;
+
+/**
+ * Bytes of the windows' events as answered (stored JSON plus sender_id), read one row at a
+ * time (an aggregate: no event is held), and only for windows whose event count already fits
+ * the answer's budget.
+ */
+const WINDOW_BYTES_SQL = `SELECT COALESCE(sum(octet_length(e.data::text) + ${SENDER_ID_BYTES}), 0)::float8 AS bytes
+  FROM ${WINDOWS}`;
+
+/** The windows' events in answer order; LIMIT is the event count already checked. */
+const WINDOW_EVENTS_SQL = `SELECT w.ord::int AS ord, e.data::text AS data FROM ${WINDOWS}
+  ORDER BY w.ord, e.seq LIMIT $4`;
+
+/** What rawConversations reads besides the page itself. */
+export interface PageReading {
+  /** Whether the events are selected at all (else none is read). */
+  readonly events: boolean;
+  /** The request's answer budget the events are taken from. */
+  readonly budget: AnswerBudget;
 }
 
 /** Conversations, tags and their links in PostgreSQL (the tracker store's tables). */
@@ -88,29 +116,76 @@ export class ConversationsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async rawConversations(filter: ConversationFilter): Promise<RawConversationPage> {
+  /**
+   * One page of conversations, in one REPEATABLE READ snapshot: the page with event counts,
+   * then (when events are selected) the byte size of the asked event windows, then the events.
+   * The count and the size are checked against the request's answer budget before the events
+   * are read, so PostgreSQL never builds, and Node never receives, more than the budget.
+   */
+  async rawConversations(
+    filter: ConversationFilter,
+    reading: PageReading,
+  ): Promise<RawConversationPage> {
     const params: unknown[] = [filter.assistantId, filter.limit, filter.offset];
     if (filter.from !== null) params.push(filter.from);
     if (filter.to !== null) params.push(filter.to);
-    const rows = await this.dataSource.query<Array<{ count: number; page: string }>>(
-      pageSql(filter),
-      params,
-    );
-    const row = rows[0];
-    if (row === undefined) return { conversations: [], count: 0 };
-    const page = JSON.parse(row.page) as Array<{
-      id: string;
-      events: Array<Record<string, unknown>>;
-      tags: ConversationTag[];
-    }>;
-    return {
-      count: row.count,
-      conversations: page.map((c) => ({
+    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
+      const rows = await manager.query<Array<{ count: number; page: string }>>(
+        pageSql(filter),
+        params,
+      );
+      const row = rows[0];
+      if (row === undefined) return { conversations: [], count: 0 };
+      const page = JSON.parse(row.page) as Array<{
+        id: string;
+        eventCount: number;
+        tags: ConversationTag[];
+      }>;
+      const conversations: RawConversation[] = page.map((c) => ({
         id: c.id,
-        conversationEvents: c.events.map((e) => withSenderId(e, c.id)),
+        eventCount: c.eventCount,
+        conversationEvents: [],
         tags: c.tags,
-      })),
-    };
+      }));
+      if (!reading.events) return { count: row.count, conversations };
+
+      const ids: string[] = [];
+      const lows: number[] = [];
+      const highs: number[] = [];
+      let events = 0;
+      for (const c of page) {
+        const lo = Math.min(filter.eventOffset, c.eventCount);
+        const hi =
+          filter.eventLimit === null
+            ? c.eventCount
+            : Math.min(c.eventCount, lo + filter.eventLimit);
+        ids.push(c.id);
+        lows.push(lo);
+        highs.push(hi);
+        events += hi - lo;
+      }
+      reading.budget.takeEvents(events);
+      if (events === 0) return { count: row.count, conversations };
+      const [size] = await manager.query<Array<{ bytes: number }>>(WINDOW_BYTES_SQL, [
+        ids,
+        lows,
+        highs,
+      ]);
+      reading.budget.takeBytes(size?.bytes ?? 0);
+      const stored = await manager.query<Array<{ ord: number; data: string }>>(WINDOW_EVENTS_SQL, [
+        ids,
+        lows,
+        highs,
+        events,
+      ]);
+      for (const event of stored) {
+        const conversation = conversations[event.ord - 1];
+        if (conversation === undefined) continue;
+        const data = JSON.parse(event.data) as Record<string, unknown>;
+        conversation.conversationEvents.push(withSenderId(data, conversation.id));
+      }
+      return { count: row.count, conversations };
+    });
   }
 
   /**

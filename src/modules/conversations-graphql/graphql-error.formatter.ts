@@ -17,7 +17,6 @@ const EXPOSED_CODES = new Set([
   'GRAPHQL_VALIDATION_FAILED',
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
-  'OPERATION_RESOLUTION_FAILURE',
   'QUERY_TOO_COMPLEX',
 ]);
 
@@ -62,6 +61,10 @@ export function formatGraphqlError(
   }
   const code = formatted.extensions?.code;
   if (isVariableError(original)) {
+    return { message: formatted.message, ...where, extensions: { code: 'BAD_USER_INPUT' } };
+  }
+  // An operationName the document does not define is a mistake of the caller's input.
+  if (code === 'OPERATION_RESOLUTION_FAILURE') {
     return { message: formatted.message, ...where, extensions: { code: 'BAD_USER_INPUT' } };
   }
   if (typeof code === 'string' && EXPOSED_CODES.has(code)) {

@@ -105,11 +105,20 @@ export interface GraphqlConfig {
   readonly maxLimit: number;
   /** Most conversation ids per deleteConversations; more → BAD_USER_INPUT. */
   readonly maxDeleteIds: number;
+  /** Schema introspection; off by default when NODE_ENV is production. */
   readonly introspection: boolean;
   /** Serve the GraphiQL page at GET /api/graphql. */
   readonly ide: boolean;
   readonly maxDepth: number;
   readonly maxComplexity: number;
+  /** Most conversation events one answer may hold (all root fields together). */
+  readonly maxEvents: number;
+  /** Most bytes of stored event JSON one answer may hold (all root fields together). */
+  readonly maxAnswerBytes: number;
+  /** Most root fields (aliases each count) one operation may select. */
+  readonly maxRootFields: number;
+  /** Longest query document, in UTF-8 bytes. */
+  readonly maxQueryBytes: number;
 }
 
 export const JWT_METHODS = [

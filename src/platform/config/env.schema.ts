@@ -164,6 +164,24 @@ export class EnvSchema {
   @Max(10_000_000)
   GRAPHQL_MAX_COMPLEXITY?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000_000) GRAPHQL_MAX_EVENTS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(1_073_741_824)
+  GRAPHQL_MAX_ANSWER_BYTES?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) GRAPHQL_MAX_ROOT_FIELDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(256)
+  @Max(10_485_760)
+  GRAPHQL_MAX_QUERY_BYTES?: number;
+
   @IsOptional() @Transform(toBool) @IsBoolean() PARLEY_SERVE_MODELS?: boolean;
 
   @IsOptional() @IsString() PARLEY_PROJECT_DIR?: string;

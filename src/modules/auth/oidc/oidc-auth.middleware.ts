@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import passport from 'passport';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
-import { OidcJwtStrategy } from './oidc-jwt.strategy';
 import { type OidcPrincipal } from './oidc-principal';
+import { OidcTokenVerifier, TokenRefused } from './oidc-token-verifier';
 
 export type OidcRequest = Request & { user?: OidcPrincipal };
 
@@ -15,25 +14,12 @@ export function sendUnauthenticated(res: Response, message: string): void {
     .json({ errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] });
 }
 
-/** A reason the caller may read; jsonwebtoken's and jwks-rsa's own texts stay in the log. */
-function reasonOf(info: unknown): string {
-  const name = info instanceof Error ? info.name : '';
-  const message = info instanceof Error ? info.message : '';
-  if (message === 'No auth token') return 'Missing bearer token.';
-  if (name === 'TokenExpiredError') return 'The token has expired.';
-  if (name === 'NotBeforeError') return 'The token is not valid yet.';
-  if (name === 'JwksRateLimitError' || name === 'SigningKeyNotFoundError') {
-    return 'The token is not signed by a key of the identity provider.';
-  }
-  if (/jwt issuer invalid/.test(message)) return 'The token has the wrong issuer.';
-  if (/jwt audience invalid/.test(message)) return 'The token has the wrong audience.';
-  return 'The token is invalid.';
-}
-
 /**
  * Authenticates every request of the GraphQL endpoint before Apollo sees it: a missing,
  * malformed, expired or foreign token gets HTTP 401 `UNAUTHENTICATED` and the query is never
- * parsed or run. The verified principal is put on `req.user` for the role check.
+ * parsed or run. The principal verified from this request's own header is put on this
+ * request's `req.user` for the role check; nothing of one request's verdict is kept anywhere
+ * another request could read it.
  */
 @Injectable()
 export class OidcAuthMiddleware implements NestMiddleware {
@@ -41,31 +27,32 @@ export class OidcAuthMiddleware implements NestMiddleware {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly jwt: OidcJwtStrategy,
+    private readonly verifier: OidcTokenVerifier,
   ) {}
 
   use(req: OidcRequest, res: Response, next: NextFunction): void {
+    // A principal can only come from the verification below, never from earlier code.
+    delete req.user;
     if (this.config.oidc.issuerUrl === null) {
       sendUnauthenticated(res, 'No identity provider is configured (OIDC_ISSUER_URL).');
       return;
     }
-    const authenticate = passport.authenticate(
-      this.jwt.strategy,
-      { session: false },
-      (err: unknown, user: OidcPrincipal | false, info: unknown) => {
-        if (err || !user) {
-          const failure = err ?? info;
-          this.logger.debug({
-            msg: 'bearer token refused',
-            error: failure instanceof Error ? `${failure.name}: ${failure.message}` : failure,
-          });
-          sendUnauthenticated(res, reasonOf(failure));
-          return;
-        }
-        req.user = user;
+    this.verifier.verify(req.headers.authorization).then(
+      (principal) => {
+        req.user = principal;
         next();
       },
-    ) as (req: Request, res: Response, next: NextFunction) => void;
-    authenticate(req, res, next);
+      (error: unknown) => {
+        const cause = error instanceof TokenRefused ? error.cause : error;
+        this.logger.debug({
+          msg: 'bearer token refused',
+          error: cause instanceof Error ? `${cause.name}: ${cause.message}` : cause,
+        });
+        sendUnauthenticated(
+          res,
+          error instanceof TokenRefused ? error.reason : 'The token is invalid.',
+        );
+      },
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { Field, ID, ObjectType } from '@nestjs/graphql';
+import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
 import GraphQLJSON from 'graphql-type-json';
 import { ConversationTagModel } from './conversation-tag.model';
 
@@ -8,9 +8,16 @@ export class RawConversationModel {
   id!: string;
 
   @Field(() => [GraphQLJSON], {
-    description: 'Every stored event of the conversation, verbatim and in order.',
+    description:
+      'The stored events of the conversation, verbatim and in order: all of them, or the window eventOffset/eventLimit of the input.',
   })
   conversationEvents!: Array<Record<string, unknown>>;
+
+  @Field(() => Int, {
+    description:
+      'Extension (not in the seed): number of stored events of the conversation, whatever the event window.',
+  })
+  eventCount!: number;
 
   @Field(() => [ConversationTagModel], {
     description: 'Extension (not in the seed): the tags on the conversation, by name.',
