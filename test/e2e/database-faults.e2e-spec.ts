@@ -4,6 +4,7 @@ import { io, type Socket } from 'socket.io-client';
 import { credentialsFile, removeTempDirs } from 'test/utils/channels';
 import { startCliServer, type CliServer } from 'test/utils/cli';
 import { uniqueId } from 'test/utils/create-test-app';
+import { fetchToken, graphql, startTestIdp, type TestIdp } from 'test/utils/oidc';
 import { startPgProxy, type PgProxy } from 'test/utils/pg-proxy';
 
 /**
@@ -54,6 +55,8 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
   let proxy: PgProxy;
   let server: CliServer;
   let admin: Client;
+  let idp: TestIdp;
+  let oidcToken: string;
   let phase: Phase = 'warmup';
   const drivers: Driver[] = [];
 
@@ -63,16 +66,23 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
     admin = new Client({ connectionString: databaseUrl, application_name: 'fault-test-admin' });
     admin.on('error', () => undefined);
     await admin.connect();
-    server = await startCliServer(['--enable-api', '--domain', 'examples/moodbot/domain.yml'], {
-      ...process.env,
-      DATABASE_URL: proxy.url,
-      LOCK_STORE: 'postgres',
-      LOG_LEVEL: 'warn',
-      // The callback URL is never called: a domain without policies sends no bot messages.
-      PARLEY_CREDENTIALS: credentialsFile(
-        'rest:\ncallback:\n  url: http://127.0.0.1:9/\nsocketio:\n  session_persistence: true\n',
-      ),
-    });
+    idp = await startTestIdp();
+    oidcToken = await fetchToken(idp);
+    server = await startCliServer(
+      ['--enable-api', '--domain', 'test/fixtures/moodbot/domain.yml'],
+      {
+        ...process.env,
+        DATABASE_URL: proxy.url,
+        LOCK_STORE: 'postgres',
+        LOG_LEVEL: 'warn',
+        OIDC_ISSUER_URL: idp.issuer,
+        OIDC_EMBEDDED: 'false',
+        // The callback URL is never called: a domain without policies sends no bot messages.
+        PARLEY_CREDENTIALS: credentialsFile(
+          'rest:\ncallback:\n  url: http://127.0.0.1:9/\nsocketio:\n  session_persistence: true\n',
+        ),
+      },
+    );
     for (let i = 0; i < WEBHOOK_CONVERSATIONS; i++) {
       drivers.push({ id: uniqueId('fault-hook'), kind: 'webhook', outcomes: [], next: 0 });
     }
@@ -85,6 +95,7 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
     if (server?.running()) await server.stop();
     await admin?.end().catch(() => undefined);
     await proxy?.close();
+    await idp?.close();
     removeTempDirs();
   });
 
@@ -153,7 +164,11 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
   }
 
   /** The other routes that store a turn, and the callback and socket.io channels, once each. */
-  async function outageOnOtherRoutes(): Promise<{ http: Outcome[]; socketFailure: unknown }> {
+  async function outageOnOtherRoutes(): Promise<{
+    http: Outcome[];
+    socketFailure: unknown;
+    graphqlCodes: unknown[];
+  }> {
     const id = drivers[0]!.id;
     const post = async (path: string, body: unknown): Promise<Outcome> => {
       const res = await fetch(`${server.base}${path}`, {
@@ -176,6 +191,13 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
       await post(`/conversations/${id}/execute`, { name: 'utter_greet' }),
       await post('/webhooks/callback/webhook', { sender: id, message: 'hello' }),
     ];
+    const listed = await graphql(
+      server.base,
+      oidcToken,
+      'query Raw($input: RawConversationsInput!) { rawConversations(input: $input) { count } }',
+      { input: { assistantId: 'any', limit: 1 } },
+    );
+    const graphqlCodes = (listed.body.errors ?? []).map((e) => e.extensions?.code);
     const socket: Socket = io(server.base, {
       path: '/socket.io',
       transports: ['websocket'],
@@ -189,7 +211,11 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
       await within(confirmed, 10_000, undefined);
       const failure = new Promise<unknown>((resolve) => socket.once('message_error', resolve));
       socket.emit('user_uttered', { message: 'hello', session_id: id });
-      return { http, socketFailure: await within(failure, 10_000, 'no failure event') };
+      return {
+        http,
+        socketFailure: await within(failure, 10_000, 'no failure event'),
+        graphqlCodes,
+      };
     } finally {
       socket.close();
     }
@@ -243,6 +269,8 @@ describe('database faults (parley run behind a cuttable proxy)', () => {
     expect(other.socketFailure).toEqual(
       expect.objectContaining({ status: 'failure', reason: 'ServiceUnavailable', code: 503 }),
     );
+    // GraphQL: the same outage is SERVICE_UNAVAILABLE, never INTERNAL_SERVER_ERROR.
+    expect(other.graphqlCodes).toEqual(['SERVICE_UNAVAILABLE']);
 
     // Recovery without a restart: readiness comes back, then every conversation takes turns.
     let readyAgain = false;

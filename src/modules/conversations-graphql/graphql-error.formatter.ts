@@ -3,7 +3,9 @@ import { Logger } from '@nestjs/common';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { randomUUID } from 'node:crypto';
 import { DialogueError } from 'src/core';
+import { isDatabaseUnavailable } from 'src/platform/database/database-errors';
 import { ERROR_MAP } from 'src/platform/errors/error-map';
+import { DATABASE_UNAVAILABLE_MESSAGE } from 'src/platform/errors/failure-of';
 
 /** Codes whose message is meant for the caller; anything else is masked. */
 const EXPOSED_CODES = new Set([
@@ -56,6 +58,17 @@ export function formatGraphqlError(
         code: ERROR_MAP[original.code].graphql,
         reason: original.code,
         ...(Object.keys(original.details).length > 0 ? { details: original.details } : {}),
+      },
+    };
+  }
+  // The database is unreachable: the operation was not carried out, retry later (as REST's 503).
+  if (isDatabaseUnavailable(original)) {
+    return {
+      message: DATABASE_UNAVAILABLE_MESSAGE,
+      ...where,
+      extensions: {
+        code: ERROR_MAP['DATABASE.UNAVAILABLE'].graphql,
+        reason: 'DATABASE.UNAVAILABLE',
       },
     };
   }
