@@ -1,4 +1,7 @@
+import { pythonStr } from 'src/core/actions/nlg';
 import { type JsonObject } from 'src/core/events/event-base';
+import { isJsonObject, isTruthy } from 'src/core/events/json-values';
+import { pythonJsonDumps } from 'src/core/story/python-json';
 
 /**
  * A bot message as actions produce it and channels send it — the keys of Rasa's
@@ -9,7 +12,8 @@ export type BotMessage = JsonObject;
 
 /**
  * Port: where the bot's answers for one incoming message go (Rasa's `OutputChannel`). A channel
- * implements `send`; `sendResponse` dispatches a bot message the way Rasa does.
+ * implements `send` (delivers one message: `{text}` or `{custom}` unless the channel overrides
+ * more of the `send*` methods); `sendResponse` dispatches a bot message the way Rasa does.
  */
 export abstract class OutputChannel {
   /** Channel name, e.g. `rest`, `callback`, `socketio`, `collector`. */
@@ -19,42 +23,105 @@ export abstract class OutputChannel {
   abstract send(recipientId: string, message: BotMessage): Promise<void>;
 
   /**
-   * Rasa's `OutputChannel.send_response`: text is split on blank lines into several messages
-   * (the last one carrying buttons / quick replies), then image, attachment, elements and custom
-   * payloads each go as their own message.
+   * Rasa's `OutputChannel.send_response`, with Python truthiness (an empty list, object or
+   * string counts as absent — rasa-sdk sends `buttons: []`, `custom: {}`, `image: null` with
+   * every `utter_message`): quick replies, else buttons, else text; then custom, image,
+   * attachment and elements, each through its own `send*` method.
    */
   async sendResponse(recipientId: string, message: BotMessage): Promise<void> {
     const text = typeof message.text === 'string' ? message.text : null;
-    const quickReplies = message.quick_replies ?? null;
-    const buttons = message.buttons ?? null;
-    if (text !== null) {
-      const parts = text.split('\n\n').filter((part) => part.length > 0);
-      const last = parts.pop();
-      for (const part of parts) await this.send(recipientId, { text: part });
-      if (last !== undefined) {
-        if (quickReplies) await this.send(recipientId, { text: last, quick_replies: quickReplies });
-        else if (buttons) await this.send(recipientId, { text: last, buttons });
-        else await this.send(recipientId, { text: last });
-      }
+    if (isTruthy(message.quick_replies)) {
+      await this.sendQuickReplies(recipientId, text, asList(message.quick_replies));
+    } else if (isTruthy(message.buttons)) {
+      await this.sendTextWithButtons(recipientId, text, asList(message.buttons));
+    } else if (isTruthy(message.text)) {
+      await this.sendTextMessage(recipientId, text ?? pythonStr(message.text));
     }
-    if (message.custom !== undefined && message.custom !== null) {
-      await this.send(recipientId, { custom: message.custom });
-    }
-    if (typeof message.image === 'string') await this.send(recipientId, { image: message.image });
-    if (message.attachment !== undefined && message.attachment !== null) {
-      await this.send(recipientId, { attachment: message.attachment });
-    }
-    if (message.elements !== undefined && message.elements !== null) {
-      await this.send(recipientId, { elements: message.elements });
+    if (isTruthy(message.custom)) await this.sendCustomJson(recipientId, message.custom);
+    if (isTruthy(message.image)) await this.sendImageUrl(recipientId, message.image);
+    if (isTruthy(message.attachment)) await this.sendAttachment(recipientId, message.attachment);
+    if (isTruthy(message.elements)) await this.sendElements(recipientId, asList(message.elements));
+  }
+
+  /** Rasa's `send_text_message`. */
+  sendTextMessage(recipientId: string, text: string): Promise<void> {
+    return this.send(recipientId, { text });
+  }
+
+  /** Rasa's `send_custom_json`. */
+  sendCustomJson(recipientId: string, custom: unknown): Promise<void> {
+    return this.send(recipientId, { custom: custom });
+  }
+
+  /** Rasa's default `send_image_url`: the url as text. */
+  sendImageUrl(recipientId: string, image: unknown): Promise<void> {
+    return this.sendTextMessage(recipientId, `Image: ${pythonStr(image)}`);
+  }
+
+  /** Rasa's default `send_attachment`: the attachment as text. */
+  sendAttachment(recipientId: string, attachment: unknown): Promise<void> {
+    return this.sendTextMessage(recipientId, `Attachment: ${pythonStr(attachment)}`);
+  }
+
+  /** Rasa's default `send_text_with_buttons`: the text, then one text per button. */
+  async sendTextWithButtons(
+    recipientId: string,
+    text: string | null,
+    buttons: readonly unknown[],
+  ): Promise<void> {
+    await this.sendTextMessage(recipientId, text ?? 'None');
+    for (const [idx, button] of buttons.entries()) {
+      await this.sendTextMessage(recipientId, buttonToString(button, idx));
     }
   }
+
+  /** Rasa's default `send_quick_replies`: sent as buttons. */
+  sendQuickReplies(
+    recipientId: string,
+    text: string | null,
+    quickReplies: readonly unknown[],
+  ): Promise<void> {
+    return this.sendTextWithButtons(recipientId, text, quickReplies);
+  }
+
+  /** Rasa's default `send_elements`: each element as `"<title> : <subtitle>"` with its buttons. */
+  async sendElements(recipientId: string, elements: readonly unknown[]): Promise<void> {
+    for (const element of elements) {
+      const e = isJsonObject(element) ? element : {};
+      const title = e.title === undefined ? '' : pythonStr(e.title);
+      const subtitle = e.subtitle === undefined ? '' : pythonStr(e.subtitle);
+      await this.sendTextWithButtons(
+        recipientId,
+        `${title} : ${subtitle}`,
+        Array.isArray(e.buttons) ? e.buttons : [],
+      );
+    }
+  }
+}
+
+function asList(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [value];
+}
+
+/** Rasa's `button_to_string`: `"<n>: <title> (<payload>) - <other keys as sorted JSON>"`. */
+export function buttonToString(button: unknown, idx: number): string {
+  const b = isJsonObject(button) ? { ...button } : {};
+  const title = b.title === undefined ? '' : pythonStr(b.title);
+  delete b.title;
+  const payload = 'payload' in b ? ` (${pythonStr(b.payload)})` : '';
+  delete b.payload;
+  const rest = Object.keys(b).sort();
+  const details =
+    rest.length > 0 ? ` - ${pythonJsonDumps(Object.fromEntries(rest.map((k) => [k, b[k]])))}` : '';
+  return `${idx + 1}: ${title}${payload}${details}`;
 }
 
 /**
  * Collects the messages of one request instead of sending them (Rasa's
  * `CollectingOutputChannel`): the REST channel and `POST .../messages` answer with them.
- * Each collected message is `{recipient_id, text?, image?, buttons?, quick_replies?,
- * attachment?, elements?, custom?}` — keys without a value are left out, as Rasa does.
+ * Each collected message is `{recipient_id, text?, image?, buttons?, attachment?, custom?}` —
+ * keys without a value are left out, as Rasa does. Text alone is split on blank lines; text with
+ * buttons (or quick replies, which become `buttons`) is one message.
  */
 export class CollectingOutputChannel extends OutputChannel {
   readonly name: string;
@@ -65,6 +132,7 @@ export class CollectingOutputChannel extends OutputChannel {
     this.name = name;
   }
 
+  /** Rasa's `_persist_message` of `_message(...)`: null values are dropped. */
   send(recipientId: string, message: BotMessage): Promise<void> {
     const collected: JsonObject = { recipient_id: recipientId };
     for (const [key, value] of Object.entries(message)) {
@@ -72,5 +140,25 @@ export class CollectingOutputChannel extends OutputChannel {
     }
     this.messages.push(collected);
     return Promise.resolve();
+  }
+
+  override async sendTextMessage(recipientId: string, text: string): Promise<void> {
+    for (const part of text.trim().split('\n\n')) await this.send(recipientId, { text: part });
+  }
+
+  override sendImageUrl(recipientId: string, image: unknown): Promise<void> {
+    return this.send(recipientId, { image: image });
+  }
+
+  override sendAttachment(recipientId: string, attachment: unknown): Promise<void> {
+    return this.send(recipientId, { attachment: attachment });
+  }
+
+  override sendTextWithButtons(
+    recipientId: string,
+    text: string | null,
+    buttons: readonly unknown[],
+  ): Promise<void> {
+    return this.send(recipientId, { text, buttons: buttons });
   }
 }
