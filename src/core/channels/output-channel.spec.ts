@@ -60,10 +60,10 @@ describe('CollectingOutputChannel.sendResponse', () => {
   });
 });
 
-/** Rasa's default `send_*` methods of a channel that only sends text (and custom JSON). */
-describe('OutputChannel defaults', () => {
-  class TextOnly extends OutputChannel {
-    readonly name = 'text';
+/** A channel that implements only `send` gets each part of a message once. */
+describe('OutputChannel.sendResponse into send', () => {
+  class Recording extends OutputChannel {
+    readonly name = 'recording';
     readonly sent: JsonObject[] = [];
     send(_recipientId: string, message: JsonObject): Promise<void> {
       this.sent.push(message);
@@ -71,20 +71,27 @@ describe('OutputChannel defaults', () => {
     }
   }
 
-  it('renders buttons, images, attachments and elements as texts', async () => {
-    const out = new TextOnly();
+  it('hands over text with buttons, custom, image, attachment and elements in send_response order', async () => {
+    const out = new Recording();
     await out.sendResponse('u', {
-      text: 'Pick',
-      buttons: [{ title: 'Yes', payload: '/affirm', type: 'postback' }, { title: 'No' }],
+      text: 'Pick\n\none',
+      buttons: [{ title: 'Yes', payload: '/affirm' }],
       image: 'https://x/y.png',
+      attachment: null,
       elements: [{ title: 'A' }],
+      custom: { kind: 'card' },
     });
-    expect(out.sent.map((m) => m.text)).toEqual([
-      'Pick',
-      '1: Yes (/affirm) - {"type": "postback"}',
-      '2: No',
-      'Image: https://x/y.png',
-      'A : ',
+    expect(out.sent).toEqual([
+      { text: 'Pick\n\none', buttons: [{ title: 'Yes', payload: '/affirm' }] },
+      { custom: { kind: 'card' } },
+      { image: 'https://x/y.png' },
+      { elements: [{ title: 'A' }] },
     ]);
+  });
+
+  it('leaves out the empty parts of a rasa-sdk message', async () => {
+    const out = new Recording();
+    await out.sendResponse('u', { text: 'Hi', buttons: [], elements: [], custom: {}, image: null });
+    expect(out.sent).toEqual([{ text: 'Hi' }]);
   });
 });

@@ -1,7 +1,6 @@
 import { pythonStr } from 'src/core/actions/nlg';
 import { type JsonObject } from 'src/core/events/event-base';
 import { isJsonObject, isTruthy } from 'src/core/events/json-values';
-import { pythonJsonDumps } from 'src/core/story/python-json';
 
 /**
  * A bot message as actions produce it and channels send it — the keys of Rasa's
@@ -11,9 +10,13 @@ import { pythonJsonDumps } from 'src/core/story/python-json';
 export type BotMessage = JsonObject;
 
 /**
- * Port: where the bot's answers for one incoming message go (Rasa's `OutputChannel`). A channel
- * implements `send` (delivers one message: `{text}` or `{custom}` unless the channel overrides
- * more of the `send*` methods); `sendResponse` dispatches a bot message the way Rasa does.
+ * Port: where the bot's answers for one incoming message go (Rasa's `OutputChannel`).
+ * `sendResponse` dispatches a bot message the way Rasa's `send_response` does, through the
+ * `send*` methods (Rasa's names). By default each of them hands its part to `send` as one
+ * message — `{text}`, `{text, buttons}`, `{text, quick_replies}`, `{custom}`, `{image}`,
+ * `{attachment}` or `{elements}` — so a channel that implements only `send` gets every part once;
+ * a channel that renders a part differently overrides that `send*` method (the collecting and
+ * socket.io channels do, as Rasa's do).
  */
 export abstract class OutputChannel {
   /** Channel name, e.g. `rest`, `callback`, `socketio`, `collector`. */
@@ -53,49 +56,37 @@ export abstract class OutputChannel {
     return this.send(recipientId, { custom: custom });
   }
 
-  /** Rasa's default `send_image_url`: the url as text. */
+  /** Rasa's `send_image_url`. */
   sendImageUrl(recipientId: string, image: unknown): Promise<void> {
-    return this.sendTextMessage(recipientId, `Image: ${pythonStr(image)}`);
+    return this.send(recipientId, { image: image });
   }
 
-  /** Rasa's default `send_attachment`: the attachment as text. */
+  /** Rasa's `send_attachment`. */
   sendAttachment(recipientId: string, attachment: unknown): Promise<void> {
-    return this.sendTextMessage(recipientId, `Attachment: ${pythonStr(attachment)}`);
+    return this.send(recipientId, { attachment: attachment });
   }
 
-  /** Rasa's default `send_text_with_buttons`: the text, then one text per button. */
-  async sendTextWithButtons(
+  /** Rasa's `send_text_with_buttons`. */
+  sendTextWithButtons(
     recipientId: string,
     text: string | null,
     buttons: readonly unknown[],
   ): Promise<void> {
-    await this.sendTextMessage(recipientId, text ?? 'None');
-    for (const [idx, button] of buttons.entries()) {
-      await this.sendTextMessage(recipientId, buttonToString(button, idx));
-    }
+    return this.send(recipientId, { text, buttons: buttons });
   }
 
-  /** Rasa's default `send_quick_replies`: sent as buttons. */
+  /** Rasa's `send_quick_replies`. */
   sendQuickReplies(
     recipientId: string,
     text: string | null,
     quickReplies: readonly unknown[],
   ): Promise<void> {
-    return this.sendTextWithButtons(recipientId, text, quickReplies);
+    return this.send(recipientId, { text, quick_replies: quickReplies });
   }
 
-  /** Rasa's default `send_elements`: each element as `"<title> : <subtitle>"` with its buttons. */
-  async sendElements(recipientId: string, elements: readonly unknown[]): Promise<void> {
-    for (const element of elements) {
-      const e = isJsonObject(element) ? element : {};
-      const title = e.title === undefined ? '' : pythonStr(e.title);
-      const subtitle = e.subtitle === undefined ? '' : pythonStr(e.subtitle);
-      await this.sendTextWithButtons(
-        recipientId,
-        `${title} : ${subtitle}`,
-        Array.isArray(e.buttons) ? e.buttons : [],
-      );
-    }
+  /** Rasa's `send_elements`. */
+  sendElements(recipientId: string, elements: readonly unknown[]): Promise<void> {
+    return this.send(recipientId, { elements: elements });
   }
 }
 
@@ -103,25 +94,13 @@ function asList(value: unknown): readonly unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** Rasa's `button_to_string`: `"<n>: <title> (<payload>) - <other keys as sorted JSON>"`. */
-export function buttonToString(button: unknown, idx: number): string {
-  const b = isJsonObject(button) ? { ...button } : {};
-  const title = b.title === undefined ? '' : pythonStr(b.title);
-  delete b.title;
-  const payload = 'payload' in b ? ` (${pythonStr(b.payload)})` : '';
-  delete b.payload;
-  const rest = Object.keys(b).sort();
-  const details =
-    rest.length > 0 ? ` - ${pythonJsonDumps(Object.fromEntries(rest.map((k) => [k, b[k]])))}` : '';
-  return `${idx + 1}: ${title}${payload}${details}`;
-}
-
 /**
  * Collects the messages of one request instead of sending them (Rasa's
  * `CollectingOutputChannel`): the REST channel and `POST .../messages` answer with them.
  * Each collected message is `{recipient_id, text?, image?, buttons?, attachment?, custom?}` —
  * keys without a value are left out, as Rasa does. Text alone is split on blank lines; text with
- * buttons (or quick replies, which become `buttons`) is one message.
+ * buttons (or quick replies, which become `buttons`) is one message; each element becomes the
+ * text `"<title> : <subtitle>"` with its buttons.
  */
 export class CollectingOutputChannel extends OutputChannel {
   readonly name: string;
@@ -146,19 +125,26 @@ export class CollectingOutputChannel extends OutputChannel {
     for (const part of text.trim().split('\n\n')) await this.send(recipientId, { text: part });
   }
 
-  override sendImageUrl(recipientId: string, image: unknown): Promise<void> {
-    return this.send(recipientId, { image: image });
-  }
-
-  override sendAttachment(recipientId: string, attachment: unknown): Promise<void> {
-    return this.send(recipientId, { attachment: attachment });
-  }
-
-  override sendTextWithButtons(
+  /** Rasa's base `send_quick_replies`, which the collecting channel keeps: sent as buttons. */
+  override sendQuickReplies(
     recipientId: string,
     text: string | null,
-    buttons: readonly unknown[],
+    quickReplies: readonly unknown[],
   ): Promise<void> {
-    return this.send(recipientId, { text, buttons: buttons });
+    return this.sendTextWithButtons(recipientId, text, quickReplies);
+  }
+
+  /** Rasa's base `send_elements`, which the collecting channel keeps. */
+  override async sendElements(recipientId: string, elements: readonly unknown[]): Promise<void> {
+    for (const element of elements) {
+      const e = isJsonObject(element) ? element : {};
+      const title = e.title === undefined ? '' : pythonStr(e.title);
+      const subtitle = e.subtitle === undefined ? '' : pythonStr(e.subtitle);
+      await this.sendTextWithButtons(
+        recipientId,
+        `${title} : ${subtitle}`,
+        Array.isArray(e.buttons) ? e.buttons : [],
+      );
+    }
   }
 }

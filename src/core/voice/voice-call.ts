@@ -89,24 +89,6 @@ export class VoiceOutputChannel extends OutputChannel {
     return Promise.resolve();
   }
 
-  /** Voice channels speak the text of a message with buttons; the buttons cannot be heard. */
-  override sendTextWithButtons(recipientId: string, text: string | null): Promise<void> {
-    return text === null ? Promise.resolve() : this.sendTextMessage(recipientId, text);
-  }
-
-  /** Images, attachments and elements cannot be spoken: a voice call leaves them out. */
-  override sendImageUrl(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  override sendAttachment(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  override sendElements(): Promise<void> {
-    return Promise.resolve();
-  }
-
   hangup(_recipientId?: string): Promise<void> {
     this.call.hangup();
     return Promise.resolve();
