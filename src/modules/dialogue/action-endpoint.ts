@@ -38,19 +38,6 @@ async function readYaml(file: string): Promise<Record<string, unknown>> {
     : {};
 }
 
-/**
- * Reads `action_endpoint` from an endpoints.yml (`url`, optional `token`, `token_name`,
- * `headers`); null when the file has none. `${VAR}` references are replaced from the
- * environment, as Rasa does.
- */
-export async function readActionEndpoint(
-  file: string,
-  version: string,
-  timeoutMs: number,
-): Promise<ActionEndpoint | null> {
-  return actionEndpointOf(file, await readYaml(file), version, timeoutMs);
-}
-
 function actionEndpointOf(
   file: string,
   data: Record<string, unknown>,
@@ -78,7 +65,7 @@ function actionEndpointOf(
 /**
  * The `nlg` entry (Rasa's `NaturalLanguageGenerator.create`): none, or `type: template` /
  * `type: response`, is the domain's responses; a `url` (with `type` absent or `callback`) is an
- * NLG server, with the endpoint's `token` / `token_name`, `headers` and `basic_auth`
+ * NLG server, with the endpoint's `params`, `token` / `token_name`, `headers` and `basic_auth`
  * (`{username, password}`); another `type` (a Python class) cannot be loaded: warned, domain
  * responses instead.
  */
@@ -122,8 +109,12 @@ function nlgOf(
   if (typeof e.headers === 'object' && e.headers !== null && !Array.isArray(e.headers)) {
     for (const [k, v] of Object.entries(e.headers)) headers[k] = String(v);
   }
+  const url = new URL(e.url);
+  if (typeof e.params === 'object' && e.params !== null && !Array.isArray(e.params)) {
+    for (const [k, v] of Object.entries(e.params)) url.searchParams.set(k, String(v));
+  }
   const config: NlgEndpointConfig = {
-    url: e.url,
+    url: url.toString(),
     timeoutMs,
     headers,
     ...(typeof e.token === 'string' ? { token: e.token } : {}),
