@@ -347,6 +347,23 @@ describe('real Rasa 3.x project shapes', () => {
     });
   });
 
+  it('serves a domain directory given as --domain, merged (Domain.from_directory)', async () => {
+    const t = await startTestApp({
+      env: { PARLEY_DOMAIN: join(BOT, 'domain') },
+      withDomain: false,
+    });
+    try {
+      const res = await request(t.url).get('/domain').set('Accept', 'application/json').expect(200);
+      const intents = (res.body.intents as Record<string, unknown>[]).map((i) => Object.keys(i)[0]);
+      expect(intents).toEqual(expect.arrayContaining(['greet', 'book', 'EXTERNAL_ping']));
+      expect(Object.keys(res.body.responses as object)).toEqual(
+        expect.arrayContaining(['utter_greet', 'utter_booked']),
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
   it('a custom channel that cannot be loaded still stops start-up, naming it', async () => {
     const credentials = credentialsFile('rasa:\naddons.missing.Channel:\n');
     await expect(
