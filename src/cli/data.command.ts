@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { Domain } from 'src/core';
+import { Domain, readDomainPath } from 'src/core';
 import { validateProject, type ValidationIssue } from 'src/core/validation/project-validator';
 import { readTrainingData } from './train.command';
 
@@ -28,7 +27,8 @@ export async function validateData(
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<DataValidateResult> {
   const domainFile = opts.domain ?? 'domain.yml';
-  const domain = Domain.fromYaml(await readFile(domainFile, 'utf8'), domainFile);
+  // A directory's YAML domain files are merged, as for training.
+  const domain = Domain.fromYaml((await readDomainPath(domainFile)).text, domainFile);
   const { data, stories } = await readTrainingData(
     opts.data && opts.data.length ? opts.data : ['data'],
     log,

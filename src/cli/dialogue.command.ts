@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { type Readable, type Writable } from 'node:stream';
 import {
   botMessageOf,
+  CollectingOutputChannel,
   DialogueProcessor,
   DialogueStateTracker,
   evaluateStories,
@@ -13,12 +14,13 @@ import {
   type ActionEndpoint,
   type DialogueEvent,
   type JsonObject,
+  type NlgServer,
   type StoryEvaluation,
   type StoryOutcome,
   type TrainingTracker,
 } from 'src/core';
 import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
-import { readActionEndpoint } from 'src/modules/dialogue/action-endpoint';
+import { readDialogueEndpoints } from 'src/modules/dialogue/action-endpoint';
 import { loadModelArchive, resolveModelPath } from 'src/modules/model-store/model-loader';
 import { parseText } from 'src/modules/model/parse-text';
 import { PARLEY_VERSION } from 'src/platform/config/version';
@@ -153,7 +155,14 @@ export async function shell(
 ): Promise<void> {
   const { path, assistant } = await loadCliAssistant(opts.model);
   let endpoint: ActionEndpoint | null = null;
-  if (opts.endpoints) endpoint = await readActionEndpoint(opts.endpoints, PARLEY_VERSION, 300_000);
+  let nlg: NlgServer | null = null;
+  if (opts.endpoints) {
+    const endpoints = await readDialogueEndpoints(opts.endpoints, PARLEY_VERSION, 300_000, {
+      lockStore: 'memory',
+    });
+    endpoint = endpoints.action;
+    nlg = endpoints.nlg;
+  }
   const sender = opts.sender ?? 'shell';
   const tracker = new DialogueStateTracker(sender, assistant.domain.slots);
   tracker.modelId = assistant.modelId;
@@ -162,6 +171,7 @@ export async function shell(
   const now = (): number => (last = Math.max(Date.now() / 1000, last + 0.000001));
   const processor = new DialogueProcessor(assistant.domain, assistant.policies ?? null, {
     endpoint,
+    nlg,
     now,
     warn: (m) => log(`warning: ${m}`),
   });
@@ -187,9 +197,13 @@ export async function shell(
       },
       'cmdline',
     );
+    // Each bot message goes through Rasa's `send_response` (empty buttons, custom payloads and
+    // elements of a rasa-sdk message are absent), as `rasa shell` gets them from the REST channel.
+    const collector = new CollectingOutputChannel('cmdline');
     for (const e of tracker.events.slice(start)) {
-      if (e.type !== 'bot') continue;
-      const m = botMessageOf(e);
+      if (e.type === 'bot') await collector.sendResponse(sender, botMessageOf(e));
+    }
+    for (const m of collector.messages) {
       if (typeof m.text === 'string') output.write(`${m.text}\n`);
       if (Array.isArray(m.buttons)) {
         for (const b of m.buttons as JsonObject[]) {
@@ -197,9 +211,8 @@ export async function shell(
         }
       }
       if (typeof m.image === 'string') output.write(`Image: ${m.image}\n`);
-      if (m.custom !== null && m.custom !== undefined) {
-        output.write(`${JSON.stringify(m.custom)}\n`);
-      }
+      if (m.attachment !== undefined) output.write(`Attachment: ${JSON.stringify(m.attachment)}\n`);
+      if (m.custom !== undefined) output.write(`${JSON.stringify(m.custom)}\n`);
     }
   }
 }

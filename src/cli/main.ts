@@ -92,7 +92,7 @@ export function buildCli(): Command {
     .command('train')
     .description('Train a model (NLU and/or dialogue policies) from a Rasa-format project')
     .option('--data <paths...>', 'training data files or folders (default data/)')
-    .option('--domain <file>', 'domain file (default domain.yml)')
+    .option('--domain <path>', 'domain file or directory of domain files (default domain.yml)')
     .option('--config <file>', 'model configuration (default config.yml)')
     .option('--out <dir>', 'output directory for the model (default models/)')
     .option('--fixed-model-name <name>', 'name of the model file')

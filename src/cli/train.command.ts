@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { Domain } from 'src/core';
+import { Domain, readDomainPath } from 'src/core';
 import {
   mergeNluTrainingData,
   readConfigYaml,
@@ -75,8 +75,10 @@ export async function readTrainingData(
 ): Promise<{ data: NluTrainingData | null; stories: StoryBlock[] }> {
   const parts: NluTrainingData[] = [];
   const stories: StoryBlock[] = [];
+  const flowFiles: string[] = [];
   for (const file of await yamlFiles(dataPaths)) {
     const text = await readFile(file, 'utf8');
+    if (/^flows[ \t]*:/m.test(text)) flowFiles.push(file);
     const result = readNluYaml(text, file);
     for (const w of result.warnings) log(`warning: ${w}`);
     if (hasNluContent(result.data)) parts.push(result.data);
@@ -85,6 +87,11 @@ export async function readTrainingData(
       for (const w of read.warnings) log(`warning: ${w}`);
       stories.push(...read.blocks);
     }
+  }
+  if (flowFiles.length > 0) {
+    log(
+      `warning: flows are not trained yet (Parley trains NLU data, stories and rules); the flows in ${flowFiles.join(', ')} are ignored`,
+    );
   }
   if (parts.length === 0 && stories.length === 0) {
     throw new Error(`no training data (NLU, stories or rules) found in ${dataPaths.join(', ')}`);
@@ -109,7 +116,8 @@ export async function trainModel(
 
   const configText = await readFile(configFile, 'utf8');
   const config = readConfigYaml(configText, configFile);
-  const domainText = await readFile(domainFile, 'utf8');
+  // A directory's YAML domain files are merged into one domain (Rasa's `Domain.load`).
+  const domainText = (await readDomainPath(domainFile)).text;
   const domain = Domain.fromYaml(domainText, domainFile);
 
   const { data, stories } = await readTrainingData(dataPaths, log);

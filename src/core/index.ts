@@ -22,6 +22,11 @@ export {
   REQUESTED_SLOT,
   SESSION_START_METADATA_SLOT,
 } from 'src/core/domain/domain-constants';
+export {
+  mergeDomainDocuments,
+  readDomainPath,
+  type DomainSource,
+} from 'src/core/domain/domain-files';
 export { type SlotDefinition } from 'src/core/domain/slot-definition';
 export { DialogueError, type DialogueErrorCode } from 'src/core/errors/dialogue-error';
 export {
@@ -158,6 +163,12 @@ export {
 } from 'src/core/actions/action';
 export { actionFor } from 'src/core/actions/action-registry';
 export { botMessageOf, fillTemplate, generateResponse } from 'src/core/actions/nlg';
+export {
+  NlgServer,
+  renderResponse,
+  type NlgEndpointConfig,
+  type ResponseGenerator,
+} from 'src/core/actions/nlg-server';
 export {
   ActionEndpoint,
   RemoteAction,

@@ -1,6 +1,7 @@
 import { type Action } from 'src/core/actions/action';
 import {
   defaultActions,
+  EndToEndResponseAction,
   HangupAction,
   ResponseAction,
   RetrievalAction,
@@ -16,9 +17,11 @@ const HANGUP = new HangupAction();
 
 /**
  * Rasa's `action_for_name_or_text`: a default action (unless the domain lists a custom action of
- * that name) → a retrieval action `utter_<retrieval intent>` → a response `utter_*` → a form →
- * a custom action on the action server. Names the domain does not know throw
- * `DIALOGUE.UNKNOWN_ACTION`.
+ * that name) → a retrieval action `utter_<retrieval intent>` → a response `utter_*` → a form
+ * (unless a custom action of that name exists) → a custom action on the action server. Every
+ * `utter_*` name is a response action, even when the domain also lists it under `actions:`
+ * (Rasa's `ActionBotResponse`: rendered from the domain responses or the `nlg` endpoint, never
+ * sent to the action server). Names the domain does not know throw `DIALOGUE.UNKNOWN_ACTION`.
  */
 export function actionFor(name: string, domain: Domain): Action {
   const known = domain.actionNamesOrTexts;
@@ -36,7 +39,8 @@ export function actionFor(name: string, domain: Domain): Action {
   if (name.startsWith('utter_') && domain.retrievalIntents.includes(name.slice('utter_'.length))) {
     return new RetrievalAction(name);
   }
-  if (name.startsWith('utter_') && !custom) return new ResponseAction(name);
+  if (domain.actionTexts.includes(name)) return new EndToEndResponseAction(name);
+  if (name.startsWith('utter_')) return new ResponseAction(name);
   if (domain.formNames.includes(name) && !custom) return new FormAction(name);
   return new RemoteAction(name);
 }

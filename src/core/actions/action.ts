@@ -1,3 +1,4 @@
+import { type ResponseGenerator } from 'src/core/actions/nlg-server';
 import { type ActionEndpoint } from 'src/core/actions/remote-action';
 import { type Domain } from 'src/core/domain/domain';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
@@ -14,6 +15,8 @@ export interface ActionContext {
   readonly now: () => number;
   /** The custom action server (`endpoints.yml` `action_endpoint`), if configured. */
   readonly endpoint: ActionEndpoint | null;
+  /** The `nlg` endpoint of endpoints.yml; absent or null: the domain's responses. */
+  readonly nlg?: ResponseGenerator | null;
   /** Resolves another action by name (forms run their `utter_ask_*` and validators). */
   readonly actionFor: (name: string) => Action;
   readonly random?: () => number;

@@ -1,5 +1,6 @@
 import { type Action, type ActionContext } from 'src/core/actions/action';
-import { botUtteranceFrom, generateResponse } from 'src/core/actions/nlg';
+import { botUtteranceFrom } from 'src/core/actions/nlg';
+import { renderResponse } from 'src/core/actions/nlg-server';
 import { runActionExtractSlots } from 'src/core/actions/slot-extraction';
 import {
   ACTION_BACK_NAME,
@@ -40,26 +41,35 @@ export class ResponseAction implements Action {
   ) {}
 
   run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    return Promise.resolve(utter(ctx, this.name, this.silentFail));
+    return utter(ctx, this.name, this.silentFail);
   }
 }
 
-function utter(
+/**
+ * Rasa's `ActionBotResponse.run`: the response from the NLG (the `nlg` endpoint, else the
+ * domain's responses) as a `bot` event; none when there is no such response.
+ */
+async function utter(
   ctx: ActionContext,
   response: string,
-  _silent = true,
+  silent = true,
   kwargs: JsonObject = {},
-): DialogueEvent[] {
-  const message = generateResponse(
-    ctx.domain,
-    response,
-    ctx.tracker.slotValuesObject(),
-    ctx.channel,
-    kwargs,
-    ctx.random,
-  );
-  if (message === null) return [];
+): Promise<DialogueEvent[]> {
+  const message = await renderResponse(ctx, response, kwargs);
+  if (message === null) {
+    if (!silent) ctx.warn?.(`Couldn't create message for response '${response}'.`, { response });
+    return [];
+  }
   return [botUtteranceFrom(message, ctx.now(), response)];
+}
+
+/** A bot text of an end-to-end story (Rasa's `ActionEndToEndResponse`). */
+export class EndToEndResponseAction implements Action {
+  constructor(readonly name: string) {}
+
+  run(ctx: ActionContext): Promise<DialogueEvent[]> {
+    return Promise.resolve([botUtteranceFrom({ text: this.name }, ctx.now())]);
+  }
 }
 
 /**
@@ -70,7 +80,7 @@ function utter(
 export class RetrievalAction implements Action {
   constructor(readonly name: string) {}
 
-  run(ctx: ActionContext): Promise<DialogueEvent[]> {
+  async run(ctx: ActionContext): Promise<DialogueEvent[]> {
     const intent = this.name.slice('utter_'.length);
     const parse = ctx.tracker.latestMessage.parseData;
     const selector = isJsonObject(parse.response_selector) ? parse.response_selector : {};
@@ -85,20 +95,18 @@ export class RetrievalAction implements Action {
         ? response.intent_response_key
         : (ctx.tracker.latestMessage.intent.full_retrieval_intent_name as string | undefined);
     if (key) {
-      const events = utter(ctx, `utter_${key}`);
+      const events = await utter(ctx, `utter_${key}`);
       if (events.length > 0) {
-        return Promise.resolve(
-          events.map((e) =>
-            e.type === 'bot' ? { ...e, metadata: { ...e.metadata, utter_action: this.name } } : e,
-          ),
+        return events.map((e) =>
+          e.type === 'bot' ? { ...e, metadata: { ...e.metadata, utter_action: this.name } } : e,
         );
       }
     }
     const variations: unknown[] =
       response && Array.isArray(response.responses) ? (response.responses as unknown[]) : [];
     const picked = variations[Math.floor((ctx.random ?? Math.random)() * variations.length)];
-    if (!isJsonObject(picked)) return Promise.resolve([]);
-    return Promise.resolve([botUtteranceFrom(picked, ctx.now(), this.name)]);
+    if (!isJsonObject(picked)) return [];
+    return [botUtteranceFrom(picked, ctx.now(), this.name)];
   }
 }
 
@@ -112,7 +120,7 @@ class ListenAction implements Action {
 class RestartAction implements Action {
   readonly name = ACTION_RESTART_NAME;
   run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    return Promise.resolve([...utter(ctx, 'utter_restart'), restarted({ timestamp: ctx.now() })]);
+    return utter(ctx, 'utter_restart').then((u) => [...u, restarted({ timestamp: ctx.now() })]);
   }
 }
 
@@ -141,8 +149,8 @@ class SessionStartAction implements Action {
 class DefaultFallbackAction implements Action {
   readonly name = ACTION_DEFAULT_FALLBACK_NAME;
   run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    return Promise.resolve([
-      ...utter(ctx, 'utter_default'),
+    return utter(ctx, 'utter_default').then((u) => [
+      ...u,
       userUtteranceReverted({ timestamp: ctx.now() }),
     ]);
   }
@@ -161,8 +169,8 @@ class DeactivateLoopAction implements Action {
 class BackAction implements Action {
   readonly name = ACTION_BACK_NAME;
   run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    return Promise.resolve([
-      ...utter(ctx, 'utter_back'),
+    return utter(ctx, 'utter_back').then((u) => [
+      ...u,
       userUtteranceReverted({ timestamp: ctx.now() }),
       userUtteranceReverted({ timestamp: ctx.now() }),
     ]);
@@ -243,7 +251,7 @@ class AskAffirmationAction implements Action {
 class AskRephraseAction implements Action {
   readonly name = ACTION_DEFAULT_ASK_REPHRASE_NAME;
   run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    return Promise.resolve(utter(ctx, 'utter_ask_rephrase'));
+    return utter(ctx, 'utter_ask_rephrase');
   }
 }
 

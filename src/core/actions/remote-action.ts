@@ -4,11 +4,12 @@ import {
   type Action,
   type ActionContext,
 } from 'src/core/actions/action';
-import { botUtteranceFrom, generateResponse } from 'src/core/actions/nlg';
+import { botUtteranceFrom } from 'src/core/actions/nlg';
+import { renderResponse } from 'src/core/actions/nlg-server';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
 import { deserializeEvent } from 'src/core/events/event-codec';
-import { isJsonObject } from 'src/core/events/json-values';
+import { isJsonObject, isTruthy } from 'src/core/events/json-values';
 import { EventVerbosity } from 'src/core/tracker/event-verbosity';
 
 /** `action_endpoint` of endpoints.yml. */
@@ -126,33 +127,32 @@ export class RemoteAction implements Action {
     }
     const answer = await ctx.endpoint.call(this.name, ctx);
     const out: DialogueEvent[] = [];
-    const slots = ctx.tracker.slotValuesObject();
+    // Rasa's `RemoteAction._utter_responses`: a `response` is rendered by the NLG (a missing
+    // one utters nothing); extra buttons are appended; only truthy values of the rest override
+    // the draft, so rasa-sdk's `buttons: []`, `custom: {}`, `image: null` stay absent.
     for (const r of answer.responses) {
-      const { response, template, ...rest } = r;
+      const { response, template, buttons, ...rest } = r;
       const responseName =
-        typeof response === 'string' ? response : typeof template === 'string' ? template : null;
+        isTruthy(response) && typeof response === 'string'
+          ? response
+          : isTruthy(template) && typeof template === 'string'
+            ? template
+            : null;
       let message: JsonObject = {};
       if (responseName !== null) {
-        const kwargs: JsonObject = { ...rest };
-        message =
-          generateResponse(ctx.domain, responseName, slots, ctx.channel, kwargs, ctx.random) ?? {};
-        for (const [k, v] of Object.entries(rest)) {
-          if (k === 'buttons' && Array.isArray(v) && Array.isArray(message.buttons)) {
-            message.buttons = [...(message.buttons as unknown[]), ...(v as unknown[])];
-          } else if (
-            v !== null &&
-            v !== undefined &&
-            !(Array.isArray(v) && v.length === 0) &&
-            !(isJsonObject(v) && Object.keys(v).length === 0)
-          ) {
-            message[k] = v;
-          }
-        }
-        message.utter_action = responseName;
-      } else {
-        for (const [k, v] of Object.entries(rest)) {
-          if (v !== null && v !== undefined) message[k] = v;
-        }
+        const draft = await renderResponse(ctx, responseName, {
+          ...rest,
+          ...(buttons === undefined ? {} : { buttons }),
+        });
+        if (!isTruthy(draft)) continue;
+        message = { ...(draft as JsonObject), utter_action: responseName };
+      }
+      if (isTruthy(buttons) && Array.isArray(buttons)) {
+        const existing = Array.isArray(message.buttons) ? (message.buttons as unknown[]) : [];
+        message.buttons = [...existing, ...(buttons as unknown[])] as JsonObject[];
+      }
+      for (const [k, v] of Object.entries(rest)) {
+        if (isTruthy(v)) message[k] = v;
       }
       out.push(botUtteranceFrom(message, ctx.now()));
     }

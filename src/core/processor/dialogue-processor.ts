@@ -1,5 +1,6 @@
 import { ActionExecutionRejection, type Action, type ActionContext } from 'src/core/actions/action';
 import { actionFor } from 'src/core/actions/action-registry';
+import { type ResponseGenerator } from 'src/core/actions/nlg-server';
 import { type ActionEndpoint } from 'src/core/actions/remote-action';
 import { runActionExtractSlots } from 'src/core/actions/slot-extraction';
 import { type Domain } from 'src/core/domain/domain';
@@ -23,6 +24,8 @@ export const DEFAULT_MAX_NUMBER_OF_PREDICTIONS = 10;
 export interface ProcessorOptions {
   /** Custom action server, or null. */
   readonly endpoint: ActionEndpoint | null;
+  /** The `nlg` endpoint (an NLG server); absent or null: the domain's responses. */
+  readonly nlg?: ResponseGenerator | null;
   readonly maxPredictions?: number;
   /** Strictly increasing event times (seconds). */
   readonly now: () => number;
@@ -270,6 +273,7 @@ export class DialogueProcessor {
       channel,
       now: this.options.now,
       endpoint: this.options.endpoint,
+      nlg: this.options.nlg ?? null,
       actionFor: (n) => actionFor(n, this.domain),
       ...(this.options.warn ? { warn: this.options.warn } : {}),
       ...(this.options.random ? { random: this.options.random } : {}),

@@ -1,8 +1,7 @@
 import { Global, Inject, Logger, Module, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Domain } from 'src/core';
+import { Domain, readDomainPath } from 'src/core';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { AssistantRegistry } from './assistant.registry';
 
@@ -20,7 +19,8 @@ export class AssistantModule implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const file = this.config.files.domain;
     if (file === null) return;
-    const text = await readFile(file, 'utf8');
+    // A domain directory's YAML files are merged into one domain, as Rasa does.
+    const { text } = await readDomainPath(file);
     const domain = Domain.fromYaml(text, basename(file));
     const modelId = createHash('sha256').update(text).digest('hex').slice(0, 32);
     this.registry.load({ domain, modelId, modelFile: null, assistantId: null });

@@ -57,9 +57,22 @@ describe('configureChannels', () => {
     ]);
   });
 
+  it('skips Rasa channels Parley does not provide with one warning each (Rasa `BUILTIN_CHANNELS`)', () => {
+    const { channels, warnings } = setup({
+      rest: null,
+      rasa: { url: 'http://localhost:5002/api' },
+      slack: { slack_token: 'x' },
+      twilio_voice: null,
+    });
+    expect(channels.map((c) => c.name)).toEqual(['rest']);
+    expect(warnings).toHaveLength(3);
+    for (const [i, name] of ['rasa', 'slack', 'twilio_voice'].entries()) {
+      expect(warnings[i]).toContain(`"${name}" is a Rasa channel that Parley does not provide`);
+    }
+  });
+
   it.each([
     [{ slak: null }, '"slak" is not a known channel'],
-    [{ slack: { slack_token: 'x' } }, '"slack" is a Rasa channel that Parley does not provide'],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],

@@ -64,19 +64,31 @@ export function registerChannel(channel: RegisteredChannel): void {
   registered.set(channel.name, channel);
 }
 
-/** Rasa's built-in channels that Parley does not provide. */
+/**
+ * Rasa's built-in channel names (`rasa.core.channels.BUILTIN_CHANNELS`, OSS and Pro) that
+ * Parley does not serve itself: `credentials.yml` may list them, as real projects do (Rasa
+ * X's `rasa:`, `slack:` …); each is skipped with one warning and the server starts.
+ */
 const RASA_ONLY = [
+  'rasa',
   'slack',
-  'facebook',
   'telegram',
+  'facebook',
   'twilio',
   'twilio_voice',
-  'rocketchat',
-  'mattermost',
+  'twilio_media_streams',
   'botframework',
+  'mattermost',
+  'rocketchat',
   'webexteams',
   'hangouts',
-  'rasa',
+  'audiocodes',
+  'audiocodes_stream',
+  'jambonz',
+  'genesys',
+  'vier_cvg',
+  'browser_audio',
+  'studio_chat',
   'cmdline',
 ];
 
@@ -146,10 +158,9 @@ export function configureChannels(
       registered.get(key)?.validate?.(settings, file);
       channels.push({ kind: 'registered', name: key, settings });
     } else if (RASA_ONLY.includes(key)) {
-      throw invalid(
-        file,
-        key,
-        'is a Rasa channel that Parley does not provide; write it as a custom channel (see the README, "Channels")',
+      // Rasa's `_create_single_channel` would build it; Parley serves no such webhook.
+      warnings.push(
+        `credentials ${file}: "${key}" is a Rasa channel that Parley does not provide; skipped (its webhook is not served; write it as a custom channel, see the README, "Channels")`,
       );
     } else if (CUSTOM_KEY.test(key)) {
       const channel = loadCustomChannel(file, key, settings, cwd);

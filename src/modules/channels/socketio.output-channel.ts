@@ -8,11 +8,11 @@ export interface SocketEmitter {
 /**
  * Rasa's SocketIOOutput: every bot message is emitted as `bot_message_evt` to the recipient's
  * room (the socket id, or the session id with `session_persistence`), in the shape the
- * `rasa-webchat` widget renders: buttons and quick replies become `quick_replies` of
- * `{content_type: "text", title, payload}`, an image becomes
- * `{attachment: {type: "image", payload: {src}}}`, each element a generic template. A custom
- * payload is emitted as it is; with a `data` key, `data` is emitted (to `room` when it names one),
- * as Rasa's `sio.emit(**custom)` does.
+ * `rasa-webchat` widget renders: text split on blank lines; buttons and quick replies become
+ * `quick_replies` of `{content_type: "text", title, payload}` on the last text part; an image
+ * becomes `{attachment: {type: "image", payload: {src}}}`, each element a generic template. A
+ * custom payload is emitted as it is; with a `data` key, `data` is emitted (to `room` when it
+ * names one), as Rasa's `sio.emit(**custom)` does.
  */
 export class SocketIoOutputChannel extends OutputChannel {
   readonly name = 'socketio';
@@ -24,61 +24,61 @@ export class SocketIoOutputChannel extends OutputChannel {
     super();
   }
 
+  /** Rasa's `_send_message`: one emission to the recipient's room. */
   send(recipientId: string, message: BotMessage): Promise<void> {
-    for (const [room, payload] of socketIoMessages(recipientId, message)) {
-      this.emitter.to(room).emit(this.botMessageEvt, payload);
-    }
+    this.emitter.to(recipientId).emit(this.botMessageEvt, message);
     return Promise.resolve();
   }
-}
 
-/** Translates one dispatched bot message into `[room, payload]` emissions. */
-export function socketIoMessages(
-  recipientId: string,
-  message: BotMessage,
-): Array<[string, unknown]> {
-  if (message.custom !== undefined && message.custom !== null) {
-    const custom = message.custom;
-    if (typeof custom === 'object' && !Array.isArray(custom) && 'data' in custom) {
-      const c = custom as JsonObject;
-      const room = typeof c.room === 'string' ? c.room : recipientId;
-      return [[room, c.data]];
-    }
-    return [[recipientId, custom]];
+  override async sendTextMessage(recipientId: string, text: string): Promise<void> {
+    for (const part of text.trim().split('\n\n')) await this.send(recipientId, { text: part });
   }
-  if (typeof message.image === 'string') {
-    return [[recipientId, { attachment: { type: 'image', payload: { src: message.image } } }]];
+
+  override sendImageUrl(recipientId: string, image: unknown): Promise<void> {
+    return this.send(recipientId, {
+      attachment: { type: 'image', payload: { src: image as string } },
+    });
   }
-  if (message.attachment !== undefined && message.attachment !== null) {
-    return [[recipientId, { attachment: message.attachment }]];
+
+  override async sendTextWithButtons(
+    recipientId: string,
+    text: string | null,
+    buttons: readonly unknown[],
+  ): Promise<void> {
+    const parts = (text ?? '').trim().split('\n\n');
+    const messages: JsonObject[] = parts.map((part) => ({ text: part, quick_replies: [] }));
+    const last = messages[messages.length - 1] as JsonObject;
+    last.quick_replies = buttons.map((b) => {
+      const button = (b ?? {}) as JsonObject;
+      return { content_type: 'text', title: button.title, payload: button.payload };
+    });
+    for (const m of messages) await this.send(recipientId, m);
   }
-  if (Array.isArray(message.elements)) {
-    return message.elements.map((element: unknown) => [
-      recipientId,
-      {
-        attachment: { type: 'template', payload: { template_type: 'generic', elements: element } },
-      },
-    ]);
-  }
-  const replies = Array.isArray(message.quick_replies)
-    ? message.quick_replies
-    : Array.isArray(message.buttons)
-      ? message.buttons
-      : null;
-  const text = typeof message.text === 'string' ? message.text : '';
-  if (replies !== null) {
-    return [
-      [
-        recipientId,
-        {
-          text,
-          quick_replies: replies.map((b) => {
-            const button = (b ?? {}) as JsonObject;
-            return { content_type: 'text', title: button.title, payload: button.payload };
-          }),
+
+  override async sendElements(recipientId: string, elements: readonly unknown[]): Promise<void> {
+    for (const element of elements) {
+      await this.send(recipientId, {
+        attachment: {
+          type: 'template',
+          payload: { template_type: 'generic', elements: element as JsonObject },
         },
-      ],
-    ];
+      });
+    }
   }
-  return [[recipientId, { text }]];
+
+  override sendCustomJson(recipientId: string, custom: unknown): Promise<void> {
+    if (typeof custom === 'object' && custom !== null && !Array.isArray(custom)) {
+      const c = custom as JsonObject;
+      if ('data' in c) {
+        const room = typeof c.room === 'string' ? c.room : recipientId;
+        this.emitter.to(room).emit(this.botMessageEvt, c.data);
+        return Promise.resolve();
+      }
+    }
+    return this.send(recipientId, custom as JsonObject);
+  }
+
+  override sendAttachment(recipientId: string, attachment: unknown): Promise<void> {
+    return this.send(recipientId, { attachment: attachment });
+  }
 }

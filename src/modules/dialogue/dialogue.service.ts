@@ -8,6 +8,7 @@ import {
   DialogueProcessor,
   EventVerbosity,
   MessageHandler,
+  NlgServer,
   botMessageOf,
   needsSessionStart,
   startSession,
@@ -25,7 +26,7 @@ import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { requireConversationId } from 'src/platform/http/conversation-id';
 import { requireUserText } from 'src/platform/http/user-text';
-import { readActionEndpoint } from './action-endpoint';
+import { readDialogueEndpoints } from './action-endpoint';
 import { OutputChannelRegistry } from './output-channel.registry';
 import { ReminderScheduler } from './reminder.scheduler';
 
@@ -51,6 +52,7 @@ type TurnWork = (
 export class DialogueService extends MessageHandler implements OnModuleInit {
   private readonly logger = new Logger(DialogueService.name);
   private endpoint: ActionEndpoint | null = null;
+  private nlg: NlgServer | null = null;
 
   constructor(
     private readonly trackers: TrackerService,
@@ -61,21 +63,31 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
-    reminders.onFire((senderId, intent, entities, scheduledAt, kill) =>
-      this.fireReminder(senderId, intent, entities, scheduledAt, kill),
+    reminders.onFire((senderId, intent, entities, scheduledAt, kill, channel) =>
+      this.fireReminder(senderId, intent, entities, scheduledAt, kill, channel),
     );
   }
 
   async onModuleInit(): Promise<void> {
     const file = this.config.files.endpoints;
     if (file === null) return;
-    this.endpoint = await readActionEndpoint(
+    const endpoints = await readDialogueEndpoints(
       file,
       PARLEY_VERSION,
       this.config.dialogue.actionTimeoutMs,
+      { lockStore: this.config.lockStore.type },
     );
+    for (const warning of endpoints.warnings) this.logger.warn({ file }, warning);
+    this.endpoint = endpoints.action;
+    this.nlg = endpoints.nlg;
     if (this.endpoint !== null) {
       this.logger.log({ url: this.endpoint.config.url }, 'custom action server configured');
+    }
+    if (this.nlg !== null) {
+      this.logger.log(
+        { url: this.nlg.config.url },
+        'NLG server configured (responses come from it)',
+      );
     }
   }
 
@@ -155,8 +167,10 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
     const assistant = this.assistants.require();
     const b = objectBody(body);
     const name = requiredName(b, 'action');
-    const policy = typeof b.policy === 'string' ? b.policy : null;
-    const confidence = typeof b.confidence === 'number' ? b.confidence : null;
+    // The `action` event's schema (Rasa's EVENTS_SCHEMA, as the replace-events route checks it):
+    // `policy` a string or null, `confidence` a number or null.
+    const policy = optionalField(b, 'policy', 'string');
+    const confidence = optionalField(b, 'confidence', 'number');
     const verbosity = verbosityOf(includeEvents);
     if (!(await this.trackers.exists(conversationId))) {
       throw new DialogueError('TRACKER.CONVERSATION_NOT_FOUND', 'Conversation ID not found.');
@@ -209,6 +223,7 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
   processor(assistant: LoadedAssistant, now: () => number): DialogueProcessor {
     return new DialogueProcessor(assistant.domain, assistant.policies ?? null, {
       endpoint: this.endpoint,
+      nlg: this.nlg,
       maxPredictions: this.config.dialogue.maxPredictions,
       now,
       warn: (message, data) => this.logger.warn(data ?? {}, message),
@@ -293,7 +308,7 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
           );
         }
       } else if (e.type === 'reminder') {
-        this.reminders.schedule(senderId, e);
+        this.reminders.schedule(senderId, e, output.name);
       } else if (e.type === 'cancel_reminder') {
         this.reminders.cancel(senderId, e);
       }
@@ -306,6 +321,7 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
     entities: JsonObject[],
     scheduledAt: number,
     killOnUserMessage: boolean,
+    outputChannel: string | null,
   ): Promise<void> {
     const assistant = this.assistants.current();
     if (assistant === null) return;
@@ -325,7 +341,11 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
         );
         return;
       }
-      output = this.resolveOutput('latest', t) ?? output;
+      // Rasa's `handle_reminder` answers on the output channel of the turn that set the
+      // reminder (e.g. `callback` of a trigger_intent with output_channel=callback, even before
+      // any user message); when that one cannot send (the REST channel's collector), on the
+      // channel of the latest user message.
+      output = this.resolveOutput(outputChannel, t) ?? this.resolveOutput('latest', t) ?? output;
       await p.triggerIntent(t, intent, entities, output.name);
     });
     await this.sideEffects(senderId, result.events, output);
@@ -379,6 +399,24 @@ function requiredName(b: Record<string, unknown>, kind: 'intent' | 'action'): st
   return name;
 }
 
+/** `b[key]` when it is of `type`, null when absent or null; any other value is a 400. */
+function optionalField<T extends 'string' | 'number'>(
+  b: Record<string, unknown>,
+  key: string,
+  type: T,
+): (T extends 'string' ? string : number) | null {
+  const value = b[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== type || (type === 'number' && !Number.isFinite(value))) {
+    throw new DialogueError(
+      'REQUEST.INVALID_PARAMETER',
+      `"${key}" must be a ${type === 'number' ? 'number' : 'string'} or null.`,
+      { parameter: key, in: 'body' },
+    );
+  }
+  return value as T extends 'string' ? string : number;
+}
+
 function objectBody(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new DialogueError(
@@ -396,10 +434,20 @@ function objectBody(body: unknown): Record<string, unknown> {
 function entityList(value: unknown): JsonObject[] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value)) {
-    if (!value.every((e) => typeof e === 'object' && e !== null && !Array.isArray(e))) {
+    // Each listed entity as the `user` event's entity schema has it: an `entity` name and a value.
+    if (
+      !value.every(
+        (e) =>
+          typeof e === 'object' &&
+          e !== null &&
+          !Array.isArray(e) &&
+          typeof (e as JsonObject).entity === 'string' &&
+          'value' in e,
+      )
+    ) {
       throw new DialogueError(
         'REQUEST.INVALID_PARAMETER',
-        '"entities" must be an object or a list of entity objects.',
+        '"entities" must be an object or a list of entity objects ({"entity": name, "value": value}).',
         {
           parameter: 'entities',
           in: 'body',

@@ -7,6 +7,7 @@ type FireHandler = (
   entities: JsonObject[],
   scheduledAt: number,
   killOnUserMessage: boolean,
+  outputChannel: string | null,
 ) => Promise<void>;
 
 interface Pending {
@@ -34,7 +35,15 @@ export class ReminderScheduler implements OnModuleDestroy {
     this.handler = handler;
   }
 
-  schedule(senderId: string, reminder: ReminderScheduled): void {
+  /**
+   * Arms `reminder`; `outputChannel` names the output channel of the turn that set it (Rasa's
+   * `handle_reminder` keeps that channel), where its answer goes when it fires.
+   */
+  schedule(
+    senderId: string,
+    reminder: ReminderScheduled,
+    outputChannel: string | null = null,
+  ): void {
     if (reminder.intent === null) return;
     const at = Date.parse(reminder.dateTime);
     if (Number.isNaN(at)) {
@@ -63,6 +72,7 @@ export class ReminderScheduler implements OnModuleDestroy {
             entities,
             reminder.timestamp,
             reminder.killOnUserMessage,
+            outputChannel,
           ).catch((error: unknown) =>
             this.logger.error(
               { sender: senderId, reminder: reminder.name, error: (error as Error).message },

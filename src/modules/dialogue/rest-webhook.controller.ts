@@ -85,17 +85,14 @@ export class RestWebhookController {
 }
 
 /** Writes each message as a JSON line to the response (the REST channel's stream mode). */
-class StreamingOutputChannel extends OutputChannel {
-  readonly name = 'collector';
-  private readonly collector = new CollectingOutputChannel();
-
+class StreamingOutputChannel extends CollectingOutputChannel {
   constructor(private readonly res: Response) {
     super();
   }
 
-  async send(recipientId: string, message: JsonObject): Promise<void> {
-    await this.collector.send(recipientId, message);
-    const collected = this.collector.messages.pop();
+  override async send(recipientId: string, message: JsonObject): Promise<void> {
+    await super.send(recipientId, message);
+    const collected = this.messages.pop();
     this.res.write(`${JSON.stringify(collected)}\n`);
   }
 }
