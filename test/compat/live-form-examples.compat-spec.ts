@@ -1,5 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startLiveActionServer } from 'test/compat/utils/live-action-server';
-import { CHANNELS, runBot, sender, testCore, type RunningBot } from 'test/compat/utils/live-bot';
+import {
+  CHANNELS,
+  runBot,
+  sender,
+  startLiveBot,
+  testCore,
+  type RunningBot,
+} from 'test/compat/utils/live-bot';
 import type { TestActionServer } from 'test/utils/action-server';
 
 /** Rasa's five form tutorials (rasa-3.x-form-examples), each with its own actions. */
@@ -18,10 +27,7 @@ describe('compat: form examples', () => {
   function example(name: string): { bot: () => RunningBot } {
     let bot: RunningBot;
     beforeAll(async () => {
-      bot = await runBot(`form-examples/${name}`, actions.url, {
-        // The examples' credentials.yml lists `rest:` and Rasa X's `rasa:` channel.
-        credentials: 'rest:\nrasa:\n  url: "http://localhost:5002/api"\n',
-      });
+      bot = await runBot(`form-examples/${name}`, actions.url);
     }, 240_000);
     afterAll(async () => {
       await bot?.close();
@@ -31,6 +37,11 @@ describe('compat: form examples', () => {
 
   describe('01-actions: a custom action telling the time', () => {
     const { bot } = example('01-actions');
+    it("starts with its own credentials.yml (rest and Rasa X's `rasa` channel)", async () => {
+      const own = readFileSync(join(bot().files.dir, 'credentials.yml'), 'utf8');
+      const live = await startLiveBot(bot().files, bot().models, null, own);
+      await live.close();
+    }, 60_000);
     it.each(CHANNELS)('over the $name channel', async ({ say }) => {
       const id = sender('ex01');
       expect(await say(bot(), id, 'hello')).toEqual([

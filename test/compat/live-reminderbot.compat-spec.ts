@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { REMINDER_SECONDS, startLiveActionServer } from 'test/compat/utils/live-action-server';
 import {
   runBot,
   sayCallback,
   sayRest,
   sender,
+  startLiveBot,
   waitForCallback,
   type RunningBot,
 } from 'test/compat/utils/live-bot';
@@ -24,15 +27,22 @@ describe('compat: reminderbot', () => {
 
   beforeAll(async () => {
     actions = await startLiveActionServer();
-    bot = await runBot('reminderbot', actions.url, {
-      credentials: 'rest:\nrasa:\n  url: "http://localhost:5002/api"\n',
-    });
+    bot = await runBot('reminderbot', actions.url);
   }, 240_000);
 
   afterAll(async () => {
     await bot?.close();
     await actions?.close();
   });
+
+  it('starts with its own channels: credentials.yml lists `rasa:` next to `callback:`', async () => {
+    const own = readFileSync(join(bot.files.dir, 'credentials.yml'), 'utf8').replace(
+      /callback:\n {2}url: .*\n/,
+      '',
+    );
+    const live = await startLiveBot(bot.files, bot.models, actions.url, own);
+    await live.close();
+  }, 60_000);
 
   it('sets a reminder over the callback channel and delivers it there when it fires', async () => {
     const id = sender('remind');
