@@ -10,7 +10,8 @@ module.exports = {
   rootDir: require('node:path').resolve(__dirname, '..', '..'),
   globalSetup: root.globalSetup,
   globalTeardown: root.globalTeardown,
-  testTimeout: root.testTimeout,
+  // The live-bot specs train their bot (with capped epochs) in beforeAll: allow for it.
+  testTimeout: 60000,
   reporters: root.reporters,
   projects: [
     {
