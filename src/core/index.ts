@@ -154,7 +154,7 @@ export {
 export { EventVerbosity, parseEventVerbosity } from 'src/core/tracker/event-verbosity';
 export { applyJsonPatch } from 'src/core/tracker/json-patch';
 export { isSessionStartAction, splitSessions } from 'src/core/tracker/sessions';
-// Dialogue engine (issue 4).
+// Dialogue engine.
 export {
   ActionExecutionRejection,
   ActionServerError,

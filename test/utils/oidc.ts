@@ -40,7 +40,7 @@ export async function startTestIdp(): Promise<TestIdp> {
   };
 }
 
-/** Client-credentials grant over HTTP, as the seed describes (form-encoded). */
+/** Client-credentials grant over HTTP, as the specification describes (form-encoded). */
 export async function fetchToken(
   idp: EmbeddedIdpHandle,
   clientId = 'parley-external',
@@ -71,7 +71,7 @@ export interface GraphqlResponse {
   headers: Headers;
 }
 
-/** POST /api/graphql as the seed's clients do: JSON body `{query, variables}`. */
+/** POST /api/graphql as the specification's clients do: JSON body `{query, variables}`. */
 export async function graphql(
   baseUrl: string,
   token: string | null,

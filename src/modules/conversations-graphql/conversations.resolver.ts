@@ -56,7 +56,7 @@ function selectsEvents(info: GraphQLResolveInfo): boolean {
   return selectedFields(conversations, info.fragments).has('conversationEvents');
 }
 
-/** The conversation-management API of the seed, plus the tag extensions. */
+/** The conversation-management API of the specification, plus the tag extensions. */
 @Resolver()
 @UseGuards(OidcRoleGuard)
 export class ConversationsResolver {
@@ -112,7 +112,7 @@ export class ConversationsResolver {
   }
 
   @Query(() => [ConversationTagModel], {
-    description: 'Extension (not in the seed): the tags of an assistant, by name.',
+    description: 'Parley extension: the tags of an assistant, by name.',
   })
   conversationTags(
     @Args('assistantId', { type: () => ID }) assistantId: string,
@@ -122,7 +122,7 @@ export class ConversationsResolver {
 
   @Mutation(() => ConversationTagModel, {
     description:
-      'Extension (not in the seed): creates a tag of an assistant, or returns its tag of that name.',
+      'Parley extension: creates a tag of an assistant, or returns its tag of that name.',
   })
   createConversationTag(
     @Args('input', { type: () => CreateConversationTagInput }) input: CreateConversationTagInput,
@@ -132,7 +132,7 @@ export class ConversationsResolver {
 
   @Mutation(() => Boolean, {
     description:
-      'Extension (not in the seed): deletes a tag and takes it off every conversation; true when it existed.',
+      'Parley extension: deletes a tag and takes it off every conversation; true when it existed.',
   })
   deleteConversationTag(
     @Args('input', { type: () => DeleteConversationTagInput }) input: DeleteConversationTagInput,

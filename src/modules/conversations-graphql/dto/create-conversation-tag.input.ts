@@ -1,7 +1,7 @@
 import { Field, ID, InputType } from '@nestjs/graphql';
 
 @InputType('CreateConversationTagInput', {
-  description: 'Extension (not in the seed).',
+  description: 'Parley extension beyond the specification.',
 })
 export class CreateConversationTagInput {
   @Field(() => ID)

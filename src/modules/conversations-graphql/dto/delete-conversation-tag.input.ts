@@ -1,7 +1,7 @@
 import { Field, ID, InputType } from '@nestjs/graphql';
 
 @InputType('DeleteConversationTagInput', {
-  description: 'Extension (not in the seed).',
+  description: 'Parley extension beyond the specification.',
 })
 export class DeleteConversationTagInput {
   @Field(() => ID)

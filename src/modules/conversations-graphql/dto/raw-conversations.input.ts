@@ -36,14 +36,14 @@ export class RawConversationsInput {
     nullable: true,
     defaultValue: 0,
     description:
-      'Extension (not in the seed): events skipped at the start of each conversation, for paging long conversations.',
+      'Parley extension: events skipped at the start of each conversation, for paging long conversations.',
   })
   eventOffset?: number | null;
 
   @Field(() => Int, {
     nullable: true,
     description:
-      'Extension (not in the seed): most events returned per conversation; omitted: all after eventOffset. One answer holds at most GRAPHQL_MAX_EVENTS events and GRAPHQL_MAX_ANSWER_BYTES bytes of them, else BAD_USER_INPUT.',
+      'Parley extension: most events returned per conversation; omitted: all after eventOffset. One answer holds at most GRAPHQL_MAX_EVENTS events and GRAPHQL_MAX_ANSWER_BYTES bytes of them, else BAD_USER_INPUT.',
   })
   eventLimit?: number | null;
 }

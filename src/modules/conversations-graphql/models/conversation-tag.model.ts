@@ -1,7 +1,7 @@
 import { Field, ID, ObjectType } from '@nestjs/graphql';
 
 @ObjectType('ConversationTag', {
-  description: 'Extension (not in the seed): a tag of an assistant that can be put on its conversations.',
+  description: 'Parley extension: a tag of an assistant that can be put on its conversations.',
 })
 export class ConversationTagModel {
   @Field(() => ID)

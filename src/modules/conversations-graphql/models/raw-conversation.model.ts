@@ -15,12 +15,12 @@ export class RawConversationModel {
 
   @Field(() => Int, {
     description:
-      'Extension (not in the seed): number of stored events of the conversation, whatever the event window.',
+      'Parley extension: number of stored events of the conversation, whatever the event window.',
   })
   eventCount!: number;
 
   @Field(() => [ConversationTagModel], {
-    description: 'Extension (not in the seed): the tags on the conversation, by name.',
+    description: 'Parley extension: the tags on the conversation, by name.',
   })
   tags!: ConversationTagModel[];
 }
