@@ -14,6 +14,7 @@
 const { closeSync, mkdtempSync, openSync, rmSync, statSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { clearTimeout, setTimeout } = require('node:timers');
 const {
   cannon,
   check,
@@ -125,7 +126,7 @@ async function main() {
     }));
     const off = summary.find((s) => s.variant === 'off').medianReqPerSec;
     for (const s of summary) s.ratioToOff = round(s.medianReqPerSec / off, 3);
-    console.table(summary.map(({ env, ...rest }) => rest));
+    console.table(summary.map(({ env: _env, ...rest }) => rest));
     const ratio = summary.find((s) => s.variant === 'default').ratioToOff;
     const pass = ratio >= TARGET_RATIO;
     console.log(

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BIN, ROOT, cli } from 'test/utils/cli';
+import { BIN, ROOT, cli, startCliServer } from 'test/utils/cli';
 
 /** Runs `parley <args>` in `cwd` with `input` on stdin. */
 function cliWithInput(args: string[], input: string, cwd = ROOT) {
@@ -111,4 +111,33 @@ describe('parley CLI first-run messages', () => {
       expect(r.stderr).toContain(`--remote-storage ${kind}: not built into Parley`);
     }
   });
+
+  it.each([
+    ['by default', undefined, false],
+    ['with LOG_REQUESTS=true', 'true', true],
+  ])(
+    'at LOG_LEVEL=info writes request lines %s only as asked, route mapping never, start-up in order',
+    async (_what, logRequests, written) => {
+      const server = await startCliServer(
+        ['--enable-api', '--domain', 'examples/moodbot/domain.yml'],
+        {
+          ...process.env,
+          LOG_LEVEL: 'info',
+          LOG_REQUESTS: logRequests,
+        },
+      );
+      try {
+        expect((await fetch(`${server.base}/version`)).status).toBe(200);
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+      const out = server.output();
+      expect(out.includes('"msg":"request completed"')).toBe(written);
+      expect(out).not.toContain('Mapped {');
+      const started = out.indexOf('Nest application successfully started');
+      expect(started).toBeGreaterThan(-1);
+      expect(out.indexOf('Parley is listening')).toBeGreaterThan(started);
+    },
+    120_000,
+  );
 });

@@ -68,7 +68,7 @@ function describe(url: string): Target {
 
 function explain(err: { code?: string; message?: string }, t: Target): string {
   const unset = 'or unset DATABASE_URL to use the embedded PostgreSQL';
-  switch (err.code) {
+  switch (err.code ?? '') {
     case '3D000':
       return `DATABASE_URL: database "${t.database}" does not exist on ${t.host}: create it (createdb -h ${t.host.split(':')[0]} -U ${t.user} ${t.database}), fix the name in DATABASE_URL, ${unset}`;
     case '28P01':

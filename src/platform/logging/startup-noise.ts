@@ -15,14 +15,24 @@ function isStartupNoise(message: unknown, params: unknown[]): boolean {
  */
 export function withQuietStartup(inner: LoggerService): LoggerService {
   return {
-    log: (message: unknown, ...params: unknown[]) =>
-      isStartupNoise(message, params)
-        ? inner.debug?.(message, ...params)
-        : inner.log(message, ...params),
-    error: (message: unknown, ...params: unknown[]) => inner.error(message, ...params),
-    warn: (message: unknown, ...params: unknown[]) => inner.warn(message, ...params),
-    debug: (message: unknown, ...params: unknown[]) => inner.debug?.(message, ...params),
-    verbose: (message: unknown, ...params: unknown[]) => inner.verbose?.(message, ...params),
-    fatal: (message: unknown, ...params: unknown[]) => inner.fatal?.(message, ...params),
+    log: (message: unknown, ...params: unknown[]): void => {
+      if (isStartupNoise(message, params)) inner.debug?.(message, ...params);
+      else inner.log(message, ...params);
+    },
+    error: (message: unknown, ...params: unknown[]): void => {
+      inner.error(message, ...params);
+    },
+    warn: (message: unknown, ...params: unknown[]): void => {
+      inner.warn(message, ...params);
+    },
+    debug: (message: unknown, ...params: unknown[]): void => {
+      inner.debug?.(message, ...params);
+    },
+    verbose: (message: unknown, ...params: unknown[]): void => {
+      inner.verbose?.(message, ...params);
+    },
+    fatal: (message: unknown, ...params: unknown[]): void => {
+      inner.fatal?.(message, ...params);
+    },
   };
 }
