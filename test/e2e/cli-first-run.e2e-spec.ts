@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BIN, ROOT, cli, startCliServer } from 'test/utils/cli';
@@ -57,6 +58,30 @@ describe('parley CLI first-run messages', () => {
     expect(lines[0]).toContain('DATABASE_URL');
     expect(`${r.stdout}${r.stderr}`).not.toMatch(/^\s+at /m);
   });
+
+  it('an embedded PostgreSQL that cannot start fails in one line naming the cause and the fix', async () => {
+    const holder = createServer();
+    await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
+    const address = holder.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const dataDir = mkdtempSync(join(dir, 'pg-'));
+    try {
+      const r = cli(['run', '--enable-api'], {
+        DATABASE_URL: undefined as unknown as string,
+        EMBEDDED_PG_PORT: String(port),
+        PARLEY_DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+      });
+      expect(r.status).toBe(1);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`embedded PostgreSQL: port ${port} is in use`);
+      expect(lines[0]).toContain('EMBEDDED_PG_PORT');
+      expect(`${r.stdout}${r.stderr}`).not.toMatch(/^\s+at /m);
+    } finally {
+      await new Promise((done) => holder.close(done));
+    }
+  }, 120_000);
 
   it('`test core` without --stories names the default folder it looked for', () => {
     const r = cli(['test', 'core', '--model', model], {}, 60_000, dir);
