@@ -97,6 +97,8 @@ export async function startEmbeddedPostgres(
         const key = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
         clusterDir = join(cache, `data-${key}`);
         log(`the postgres OS user cannot enter ${dataDir}; the cluster lives in ${clusterDir}`);
+        // Where the data went, for whoever removes the project folder.
+        await writeFile(join(dataDir, 'pg-location'), `${clusterDir}\n`).catch(() => undefined);
       }
     }
   }
