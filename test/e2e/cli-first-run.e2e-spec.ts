@@ -64,7 +64,8 @@ describe('parley CLI first-run messages', () => {
     await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
     const address = holder.address();
     const port = typeof address === 'object' && address ? address.port : 0;
-    const dataDir = mkdtempSync(join(dir, 'pg-'));
+    // Under the shared temporary folder: reachable by the postgres OS user when run as root.
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-pg-port-'));
     try {
       const r = cli(['run', '--enable-api'], {
         DATABASE_URL: undefined as unknown as string,
@@ -80,6 +81,7 @@ describe('parley CLI first-run messages', () => {
       expect(`${r.stdout}${r.stderr}`).not.toMatch(/^\s+at /m);
     } finally {
       await new Promise((done) => holder.close(done));
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
 

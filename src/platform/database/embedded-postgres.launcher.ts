@@ -159,9 +159,9 @@ export async function startEmbeddedPostgres(
       '-c',
       'lc_messages=C',
     ],
-    // Its own process group: a Ctrl-C in the terminal reaches Parley, which closes its pool
-    // before it stops the server, instead of both at once.
-    { ...ids, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    // In Parley's process group, so that whoever kills the group (a supervisor, Ctrl-C) stops
+    // the database too.
+    { ...ids, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const stopOnExit = (): void => {
     child.kill('SIGINT');
