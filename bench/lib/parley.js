@@ -86,7 +86,7 @@ function moodbotFiles(config = 'config.full.yml') {
  * `parley run --enable-api --model <model>` in its own process group (a stuck server and its
  * embedded PostgreSQL are killed together), ready once GET /status names a model file.
  */
-async function startParley(model, env) {
+async function startParley(model, env, { output = 'inherit' } = {}) {
   const port = await freePort();
   // BENCH_SERVER_NODE_ARGS: extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=prof".
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -96,7 +96,7 @@ async function startParley(model, env) {
     {
       cwd: ROOT,
       env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: ['ignore', output, output],
       detached: true,
     },
   );

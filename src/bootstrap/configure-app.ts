@@ -9,6 +9,8 @@ import { bodyParsers } from 'src/platform/http/body-parser.middleware';
 import { answerClientErrors } from 'src/platform/http/client-error.handler';
 import { expressErrorHandler } from 'src/platform/http/express-error.handler';
 import { httpLoggerOptions, requestId } from 'src/platform/logging/http-logger.options';
+import { requestLevelOf, requestLoggingEnabled } from 'src/platform/logging/request-logging';
+import { withQuietStartup } from 'src/platform/logging/startup-noise';
 
 /**
  * Everything main.ts and the e2e tests share: body parsing, the failure-body filter, CORS,
@@ -16,16 +18,19 @@ import { httpLoggerOptions, requestId } from 'src/platform/logging/http-logger.o
  */
 export function configureApp(app: INestApplication, config: AppConfig): void {
   const express = app as NestExpressApplication;
-  express.useLogger(express.get(Logger));
+  express.useLogger(withQuietStartup(express.get(Logger)));
   express.set('x-powered-by', false);
   express.set('etag', false);
-  // Every response carries a request id; request log lines only when something is logged
-  // (pino-http costs ~100 µs of CPU per request even at level silent).
+  // Every response carries a request id; request log lines only when they are written
+  // (pino-http costs ~100 µs of CPU per request even at level silent): at debug by default,
+  // at info with LOG_REQUESTS=true.
   express.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
     requestId(req, res);
     next();
   });
-  if (config.logLevel !== 'silent') express.use(pinoHttp(httpLoggerOptions(config)));
+  if (requestLoggingEnabled(config)) {
+    express.use(pinoHttp({ ...httpLoggerOptions(config), customLogLevel: requestLevelOf(config) }));
+  }
   answerClientErrors(express.getHttpServer());
   const filter = new AllExceptionsFilter();
   for (const mw of bodyParsers(config.http.bodyLimit, config.http.messageBodyLimit)) {

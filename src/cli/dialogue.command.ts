@@ -24,6 +24,7 @@ import { readDialogueEndpoints } from 'src/modules/dialogue/action-endpoint';
 import { loadModelArchive, resolveModelPath } from 'src/modules/model-store/model-loader';
 import { parseText } from 'src/modules/model/parse-text';
 import { PARLEY_VERSION } from 'src/platform/config/version';
+import { noModelMessage } from './messages';
 
 /** Options of `parley test core`. */
 export interface TestCoreOptions {
@@ -45,7 +46,7 @@ async function loadCliAssistant(
 ): Promise<{ path: string; assistant: LoadedAssistant }> {
   const requested = model ?? 'models';
   const path = await resolveModelPath(resolve(requested));
-  if (path === null) throw new Error(`no model archive found at ${requested}`);
+  if (path === null) throw new Error(noModelMessage(requested));
   return { path, assistant: await loadModelArchive(path) };
 }
 
@@ -73,8 +74,18 @@ export async function testCore(
 ): Promise<{ evaluation: StoryEvaluation; outcomes: StoryOutcome[]; files: string[] }> {
   const { assistant } = await loadCliAssistant(opts.model);
   if (!assistant.policies) throw new Error('the model has no dialogue policies (NLU-only model)');
+  const storiesPath = opts.stories ?? 'tests';
+  try {
+    await stat(storiesPath);
+  } catch {
+    throw new Error(
+      opts.stories === undefined
+        ? `no test stories: the default folder ${resolve(storiesPath)} does not exist; pass --stories <file or folder>`
+        : `no test stories: ${storiesPath} does not exist`,
+    );
+  }
   const stories: TrainingTracker[] = [];
-  for (const file of await yamlFiles(opts.stories ?? 'tests')) {
+  for (const file of await yamlFiles(storiesPath)) {
     const { blocks } = readStoriesYaml(await readFile(file, 'utf8'), file);
     stories.push(
       ...trainingTrackers(
@@ -145,7 +156,7 @@ function storyYaml(outcome: StoryOutcome, story: TrainingTracker): string {
 /**
  * `parley shell`: chat with the model in the terminal (or through a pipe). Conversations live in
  * memory only; custom actions use `--endpoints`. Each bot message is printed on its own line
- * (buttons as `[title](payload)`, images as `Image: <url>`); ends at end of input.
+ * (buttons as `[title](payload)`, images as `Image: <url>`); ends at `/stop` or end of input.
  */
 export async function shell(
   opts: ShellOptions,
@@ -175,7 +186,7 @@ export async function shell(
     now,
     warn: (m) => log(`warning: ${m}`),
   });
-  log(`Model loaded from ${path}. Type a message and press enter (end with Ctrl-D).`);
+  log(`Model loaded from ${path}. Type a message and press enter (end with /stop or Ctrl-D).`);
   if (!assistant.policies) {
     log('warning: the model has no dialogue policies; messages are only parsed.');
   }
@@ -183,6 +194,8 @@ export async function shell(
   for await (const line of lines) {
     const text = line.trim();
     if (text === '') continue;
+    // Rasa's shell ends at `/stop`.
+    if (text === '/stop') break;
     const start = tracker.events.length;
     if (tracker.appliedEvents().length === 0) {
       for (const e of startSession(tracker, assistant.domain, now())) tracker.update(e);

@@ -44,6 +44,29 @@ function notYet(what: string): () => void {
   };
 }
 
+const RUN_ENVIRONMENT_HELP = `
+Environment (also read from .env; a flag wins over its variable):
+  PORT, PARLEY_ENABLE_API, PARLEY_AUTH_TOKEN, JWT_SECRET, JWT_METHOD, PARLEY_CORS,
+  PARLEY_CREDENTIALS, PARLEY_ENDPOINTS, PARLEY_MODEL, PARLEY_DOMAIN, PARLEY_REMOTE_STORAGE and
+  LOG_LEVEL stand for the flags above. Other settings:
+  DATABASE_URL       PostgreSQL to store conversations in; unset: an embedded PostgreSQL starts
+  PARLEY_DATA_DIR    folder of the embedded PostgreSQL's files (default .parley)
+  EMBEDDED_PG_PORT   port of the embedded PostgreSQL (default: any free port)
+  LOG_REQUESTS       log one line per HTTP request at info level (default false: at debug)
+  Every variable, with its default, is listed in .env.example and in the README ("Running").
+`;
+
+/** gcs and azure are Rasa's names for storages Parley does not build in: refuse them early. */
+function refuseUnbuiltStorage(kind: string | undefined): void {
+  if (kind === 'gcs' || kind === 'azure') {
+    throw new CommanderError(
+      EXIT_USAGE,
+      'parley.badFile',
+      `error: --remote-storage ${kind}: not built into Parley; use aws (any S3 API, e.g. MinIO) or a custom persistor <module>.<class>`,
+    );
+  }
+}
+
 export function buildCli(): Command {
   const program = new Command('parley')
     .description('Parley — a Rasa-compatible conversational-AI server in TypeScript')
@@ -67,10 +90,34 @@ export function buildCli(): Command {
     .option('--endpoints <file>', 'endpoints configuration (endpoints.yml)')
     .option('-m, --model <path>', 'model archive, or a directory of archives (default models/)')
     .option('--domain <file>', 'serve a domain file without a trained model (tracker routes only)')
-    .option('--remote-storage <kind>', 'aws, gcs, azure or <module>.<class>')
-    .option('--inspect', 'start with the development inspector', false)
+    .option(
+      '--remote-storage <kind>',
+      'load --model <name> from aws (any S3 API) or <module>.<class>; gcs and azure are not built in and are refused',
+    )
+    .addOption(
+      new Option(
+        '--inspect',
+        "Rasa's inspector: NOT AVAILABLE in Parley (accepted for Rasa compatibility, ignored with a warning)",
+      ).default(false),
+    )
     .addOption(new Option('--log-level <level>', 'log level').choices([...LOG_LEVELS]))
+    .addHelpText('after', RUN_ENVIRONMENT_HELP)
     .action(async (opts: RunOptions) => {
+      refuseUnbuiltStorage(opts.remoteStorage ?? process.env.PARLEY_REMOTE_STORAGE);
+      const model = opts.model ?? process.env.PARLEY_MODEL;
+      const remote = opts.remoteStorage ?? process.env.PARLEY_REMOTE_STORAGE;
+      if (model !== undefined && model !== '' && remote === undefined && !existsSync(model)) {
+        throw new CommanderError(
+          EXIT_USAGE,
+          'parley.badFile',
+          `error: --model: no model archive or folder at ${model}: train one with "parley train", or leave --model out to start without a model`,
+        );
+      }
+      if (opts.inspect) {
+        process.stderr.write(
+          "warning: --inspect: Rasa's inspector is not available in Parley; ignored\n",
+        );
+      }
       for (const [flag, file] of [
         ['--endpoints', opts.endpoints],
         ['--domain', opts.domain],
@@ -105,9 +152,10 @@ export function buildCli(): Command {
     )
     .option(
       '--remote-storage <kind>',
-      'upload to aws, gcs, azure or <module>.<class> (--out: path in the bucket, default models/)',
+      'upload to aws (any S3 API) or <module>.<class> (--out: path in the bucket, default models/); gcs and azure are not built in and are refused',
     )
     .action(async (opts: TrainOptions) => {
+      refuseUnbuiltStorage(opts.remoteStorage);
       const { trainModel } = await import('./train.command.js');
       const result = await trainModel(opts);
       process.stdout.write(`${result.path}\n`);

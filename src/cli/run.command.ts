@@ -1,9 +1,11 @@
+import { Logger } from '@nestjs/common';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { createParleyApp } from 'src/bootstrap/create-app';
 import { startEmbeddedIdpIfConfigured } from 'src/modules/auth/oidc/embedded-idp/embedded-idp.bootstrap';
 import { type AppConfig } from 'src/platform/config/app-config';
+import { checkDatabaseUrl } from 'src/platform/database/database-preflight';
 import {
   startEmbeddedPostgres,
   type EmbeddedPostgresHandle,
@@ -26,6 +28,7 @@ export async function runServer(configured: AppConfig): Promise<void> {
   }
   let embedded: EmbeddedPostgresHandle | null = null;
   let url = config.database.url;
+  if (url !== null) await checkDatabaseUrl(url);
   if (url === null) {
     const started = Date.now();
     embedded = await startEmbeddedPostgres({
@@ -66,7 +69,8 @@ export async function runServer(configured: AppConfig): Promise<void> {
     app = await createParleyApp(config, url);
     const server = await app.listen(config.http.port, config.http.host);
     server.setTimeout?.(config.http.responseTimeoutMs);
-    log.info(
+    // Through the application logger, so that it follows Nest's start-up lines in the output.
+    new Logger('Bootstrap').log(
       {
         url: `http://${config.http.host}:${config.http.port}`,
         enableApi: config.http.enableApi,

@@ -10,7 +10,7 @@ export interface ShellNluOptions {
 
 /**
  * `parley shell nlu`: reads messages line by line (a terminal or piped stdin) and prints the
- * parse result of each as JSON; ends at end of input.
+ * parse result of each as JSON, one result per line; ends at end of input.
  */
 export async function shellNlu(
   opts: ShellNluOptions,
@@ -24,6 +24,6 @@ export async function shellNlu(
   for await (const line of lines) {
     const text = line.trim();
     if (text === '') continue;
-    output.write(`${JSON.stringify(parseText(nlu, text), null, 2)}\n`);
+    output.write(`${JSON.stringify(parseText(nlu, text))}\n`);
   }
 }

@@ -3,6 +3,7 @@ import { extname, join, resolve } from 'node:path';
 import { evaluateIntents, type NluEvaluation } from 'src/core/nlu';
 import { mergeNluTrainingData, readNluYaml, type NluTrainingData } from 'src/core/training-data';
 import { loadModelArchive, resolveModelPath } from 'src/modules/model-store/model-loader';
+import { noModelMessage } from './messages';
 
 /** Options of `parley test nlu`, as commander hands them over. */
 export interface TestNluOptions {
@@ -40,7 +41,7 @@ async function yamlFiles(path: string): Promise<string[]> {
 export async function loadCliNlu(model: string | undefined) {
   const requested = model ?? 'models';
   const path = await resolveModelPath(resolve(requested));
-  if (path === null) throw new Error(`no model archive found at ${requested}`);
+  if (path === null) throw new Error(noModelMessage(requested));
   const assistant = await loadModelArchive(path);
   if (assistant.nlu === undefined) throw new Error(`${path}: the model has no trained NLU`);
   return { path, nlu: assistant.nlu };

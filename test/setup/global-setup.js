@@ -24,12 +24,19 @@ module.exports = async function globalSetup() {
   if (!serverUrl) {
     const { startEmbeddedPostgres } = need('platform/database/embedded-postgres.launcher.js');
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-test-pg-'));
-    const handle = await startEmbeddedPostgres({
-      dataDir,
-      port: null,
-      persistent: false,
-      database: 'postgres',
-    });
+    let handle;
+    try {
+      handle = await startEmbeddedPostgres({
+        dataDir,
+        port: null,
+        persistent: false,
+        database: 'postgres',
+      });
+    } catch (e) {
+      // The launcher words its failures as one line (cause and fix); a stack adds nothing.
+      process.stderr.write(`\n${e instanceof Error ? e.message : String(e)}\n`);
+      process.exit(1);
+    }
     globalThis.__PARLEY_EMBEDDED_PG__ = handle;
     serverUrl = handle.url;
     process.env.PARLEY_TEST_EMBEDDED = '1';

@@ -247,7 +247,7 @@ export class ModelStore {
           ? await this.retrieve(remoteStorage, model)
           : await this.loadLocal(model);
       if (assistant === null) {
-        this.logger.log(
+        this.logger.warn(
           { model },
           this.registry.current() === null
             ? 'no model found; model routes answer 409 until one is loaded'

@@ -49,6 +49,8 @@ export interface AppConfig {
   };
   readonly inspect: boolean;
   readonly logLevel: LogLevel;
+  /** One log line per HTTP request at info level; false: at debug (written only at LOG_LEVEL=debug). */
+  readonly logRequests: boolean;
   /** License JWT (`PARLEY_LICENSE`) shown by `GET /license`; null for the open-source record. */
   readonly license: string | null;
   /** API keys of cloud speech engines (voice connector); null when not set. */

@@ -102,6 +102,8 @@ export class EnvSchema {
 
   @IsOptional() @IsIn(LOG_LEVELS) LOG_LEVEL?: string;
 
+  @IsOptional() @Transform(toBool) @IsBoolean() LOG_REQUESTS?: boolean;
+
   @IsOptional() @IsJWT() PARLEY_LICENSE?: string;
 
   /** Deepgram API key for the voice connector's `deepgram` TTS engine. */

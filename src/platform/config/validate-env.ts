@@ -90,6 +90,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     },
     inspect: schema.PARLEY_INSPECT ?? false,
     logLevel: (schema.LOG_LEVEL ?? 'info') as LogLevel,
+    logRequests: schema.LOG_REQUESTS ?? false,
     license: schema.PARLEY_LICENSE ?? null,
     speechKeys: {
       deepgram: schema.DEEPGRAM_API_KEY ?? null,
@@ -179,6 +180,7 @@ export const ENV_KEYS = [
   'PARLEY_REMOTE_STORAGE',
   'PARLEY_INSPECT',
   'LOG_LEVEL',
+  'LOG_REQUESTS',
   'PARLEY_LICENSE',
   'DEEPGRAM_API_KEY',
   'AZURE_SPEECH_API_KEY',
