@@ -26,11 +26,11 @@ describe('parley CLI first-run messages', () => {
     const trained = cli([
       'train',
       '--data',
-      'examples/moodbot/data',
+      'test/fixtures/moodbot/data',
       '--domain',
-      'examples/moodbot/domain.yml',
+      'test/fixtures/moodbot/domain.yml',
       '--config',
-      'examples/moodbot/config.parley.yml',
+      'test/fixtures/moodbot/config.yml',
       '--out',
       model,
     ]);
@@ -146,7 +146,7 @@ describe('parley CLI first-run messages', () => {
     'at LOG_LEVEL=info writes request lines %s only as asked, route mapping never, start-up in order',
     async (_what, logRequests, written) => {
       const server = await startCliServer(
-        ['--enable-api', '--domain', 'examples/moodbot/domain.yml'],
+        ['--enable-api', '--domain', 'test/fixtures/moodbot/domain.yml'],
         {
           ...process.env,
           LOG_LEVEL: 'info',
