@@ -114,7 +114,7 @@ describe('parley CLI first-run messages', () => {
   it('`/stop` ends `shell`, as in Rasa', () => {
     const r = cliWithInput(['shell', '--model', model], 'hello\n/stop\nhello\n');
     expect(r.status).toBe(0);
-    expect(r.stdout.split('Hey! How are you?')).toHaveLength(2);
+    expect(r.stdout.split('Hi there! How is your day going?')).toHaveLength(2);
   });
 
   it('`run --help` names the environment variables and does not promise what is not built', () => {

@@ -179,6 +179,12 @@ describe('GraphQL answer and document bounds', () => {
     }
     expect(JSON.stringify(cycle.body)).toMatch(/Cannot spread fragment/);
 
+    // The schema has no subscription type: a validation error, not an execution failure.
+    const subscription = await gql('subscription { __typename }');
+    expect(subscription.status).toBe(400);
+    expect(subscription.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(subscription.body.errors?.[0]?.message).toContain('no subscription operations');
+
     // Each fragment spreads the next one ten times: 10^6 selections once expanded.
     const bomb = [
       `query Q { conversationTags(assistantId: "x") { ...F0 } }`,
@@ -206,6 +212,10 @@ describe('GraphQL answer and document bounds', () => {
     );
     expect(res.status).toBe(400);
     expectBadInput(res, /Unknown/);
+    // An anonymous operation asked for by a name it does not have.
+    const anonymous = await gql(`{ conversationTags(assistantId: "x") { id } }`, {}, 'Other');
+    expect(anonymous.status).toBe(400);
+    expectBadInput(anonymous, /Unknown operation named "Other"/);
     const picked = await gql(
       `query One { conversationTags(assistantId: "x") { id } } query Two { conversationTags(assistantId: "y") { id } }`,
       {},

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startCliServer, type CliServer } from 'test/utils/cli';
@@ -31,6 +31,8 @@ describe('no credential in any log line (parley run, whole output captured)', ()
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-log-secrets-'));
+    const emptyModels = join(dir, 'models');
+    mkdirSync(emptyModels);
     const closed = await freePort();
     const endpoints = join(dir, 'endpoints.yml');
     writeFileSync(
@@ -55,7 +57,8 @@ describe('no credential in any log line (parley run, whole output captured)', ()
       PARLEY_ENABLE_API: 'true',
       PARLEY_ENDPOINTS: endpoints,
       PARLEY_DOMAIN: join(FIXTURES, 'domain.yml'),
-      PARLEY_MODEL: join(dir, 'no-model'),
+      // An empty models folder: the domain is served without a model.
+      PARLEY_MODEL: emptyModels,
       OIDC_EMBEDDED: 'false',
     });
   }, 120_000);

@@ -303,7 +303,7 @@ async function socketioStillServes(): Promise<void> {
     expect(await confirmed).toBe(sessionId);
     const reply = nextEvent(socket, 'bot_uttered');
     socket.emit('user_uttered', { message: '/greet', session_id: sessionId });
-    expect(await reply).toMatchObject({ text: 'Hey! How are you?' });
+    expect(await reply).toMatchObject({ text: 'Hi there! How is your day going?' });
   } finally {
     socket.close();
   }

@@ -39,14 +39,17 @@ export function complexityLimitPlugin(max: number): ApolloServerPlugin {
   return {
     requestDidStart() {
       return Promise.resolve({
-        didResolveOperation({ request, document, schema }) {
+        didResolveOperation({ request, document, schema, operation }) {
           if (variablesHoldNul(request.variables) || documentHoldsNul(document)) {
             throw badInput('String arguments must not contain NUL characters (\\u0000).');
           }
+          // No operation of that operationName: Apollo answers OPERATION_RESOLUTION_FAILURE next
+          // (the cost estimator would fail on the anonymous operation it cannot pick).
+          if (operation === undefined) return Promise.resolve();
           const complexity = getComplexity({
             schema,
             query: document,
-            operationName: request.operationName ?? undefined,
+            operationName: operation.name?.value,
             variables: request.variables ?? {},
             estimators: [rootFieldEstimator, byField, bySelection],
           });

@@ -93,6 +93,17 @@ export function documentLimitsRule(maxDepth: number, maxRootFields: number) {
     return {
       OperationDefinition(operation: OperationDefinitionNode) {
         const name = operation.name ? `"${operation.name.value}"` : '(anonymous)';
+        // graphql-js validates an operation type the schema lacks only at execution (a 500):
+        // refuse it here, as a validation error of the caller's document.
+        if (context.getSchema().getRootType(operation.operation) === undefined) {
+          context.reportError(
+            new GraphQLError(
+              `Operation ${name}: this API has no ${operation.operation} operations.`,
+              { nodes: [operation] },
+            ),
+          );
+          return false;
+        }
         // Root fields are at depth 0, their fields at 1, and so on.
         const depth = measure.depth(operation.selectionSet) - 1;
         if (depth > maxDepth) {
