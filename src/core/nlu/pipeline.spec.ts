@@ -107,6 +107,23 @@ describe('training is reproducible', () => {
   });
 });
 
+describe('config keys a component does not read', () => {
+  it('are named in a warning; the keys it reads are not', async () => {
+    const model = await trainNlu(data, {
+      language: 'en',
+      pipeline: [
+        { name: 'WhitespaceTokenizer', intent_tokenization_flag: true },
+        { name: 'CountVectorsFeaturizer', token_pattern: '(?u)\\b\\w+\\b' },
+        { name: 'DIETClassifier', epochs: 5, constrain_similarities: true, run_eagerly: false },
+      ],
+    });
+    expect(model.warnings).toEqual([
+      "config.yml pipeline[0]: WhitespaceTokenizer ignores 'intent_tokenization_flag' (no effect in Parley)",
+      "config.yml pipeline[2]: DIETClassifier ignores 'constrain_similarities', 'run_eagerly' (no effect in Parley)",
+    ]);
+  });
+});
+
 describe('other components', () => {
   it('RegexEntityExtractor, CRFEntityExtractor and KeywordIntentClassifier', async () => {
     const model = await trainNlu(data, {

@@ -176,6 +176,32 @@ interface PipelineStep {
 
 const FORMAT = 'parley-nlu/1';
 
+/**
+ * The component's parameters, with every key read recorded: `unread()` lists the declared keys
+ * the component never looked at while training.
+ */
+function readTracked(declared: Record<string, unknown>): {
+  params: Record<string, unknown>;
+  unread: () => string[];
+} {
+  const read = new Set<string>();
+  const params = new Proxy(declared, {
+    get(target, key, receiver) {
+      if (typeof key === 'string') read.add(key);
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+    has(target, key) {
+      if (typeof key === 'string') read.add(key);
+      return Reflect.has(target, key);
+    },
+    getOwnPropertyDescriptor(target, key) {
+      if (typeof key === 'string') read.add(key);
+      return Reflect.getOwnPropertyDescriptor(target, key);
+    },
+  });
+  return { params, unread: () => Object.keys(declared).filter((k) => !read.has(k)) };
+}
+
 function paramsOf(config: ComponentConfig): Record<string, unknown> {
   const { name: _name, ...params } = config;
   return params;
@@ -371,13 +397,20 @@ export async function trainNlu(
       threads: options.threads ?? defaultTrainingThreads(),
       yieldNow,
     };
-    const params = paramsOf(config);
-    if (options.seed !== undefined && params['random_seed'] === undefined) {
-      params['random_seed'] = options.seed;
-    }
+    const declared = paramsOf(config);
+    const seeded = options.seed !== undefined && declared['random_seed'] === undefined;
+    const { params, unread } = readTracked(declared);
+    if (seeded) params['random_seed'] = options.seed;
     const component = await def.train(params, ctx);
     if (def.kind === 'tokenizer' || def.kind === 'featurizer') {
       for (const m of messages) component.process(m, true);
+    }
+    // A key the component never looked at has no effect: say so rather than ignore it.
+    const ignored = unread().filter((k) => !(seeded && k === 'random_seed'));
+    if (ignored.length > 0) {
+      warnings.push(
+        `config.yml pipeline[${i}]: ${config.name} ignores ${ignored.map((k) => `'${k}'`).join(', ')} (no effect in Parley)`,
+      );
     }
     steps.push({ config, component });
     report(1);
