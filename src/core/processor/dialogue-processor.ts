@@ -52,6 +52,14 @@ export interface ActionPrediction {
   readonly hideRuleTurn: boolean;
 }
 
+/** `action_listen` after an action took the user's message back (no policy chose it). */
+const LISTEN_AFTER_REVERT: Omit<ActionPrediction, 'events'> = {
+  actionName: ACTION_LISTEN_NAME,
+  policyName: null,
+  confidence: 1,
+  hideRuleTurn: false,
+};
+
 /**
  * Rasa's MessageProcessor without persistence: logs a user message, extracts slots, runs the
  * prediction loop (followup actions first, ensemble otherwise, circuit breaker after
@@ -156,6 +164,22 @@ export class DialogueProcessor {
       const next = this.nextAction(tracker);
       if (next === null) break;
       again = await this.runAction(tracker, next, channel);
+      if (again && tracker.events.at(-1)?.type === 'rewind') {
+        // An action that ends by taking the user's message back (`action_default_fallback`, the
+        // end of the two-stage fallback, a custom fallback returning UserUtteranceReverted)
+        // leaves the conversation waiting for the user. In Rasa the revert also brings back the
+        // loop the fallback had ended, whose RulePolicy branch then predicts `action_listen`;
+        // here the listen is run at once, rather than predicting again on a taken-back turn.
+        const prediction = this.nextAction(tracker);
+        await this.runAction(
+          tracker,
+          prediction?.actionName === ACTION_LISTEN_NAME
+            ? prediction
+            : { ...LISTEN_AFTER_REVERT, events: [] },
+          channel,
+        );
+        break;
+      }
     }
   }
 
