@@ -1,33 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { trainingTrackers } from 'src/core/dialogue/story-graph';
-import { Domain } from 'src/core/domain/domain';
-import { DialogueProcessor } from 'src/core/processor/dialogue-processor';
 import { evaluateStories } from 'src/core/processor/story-evaluation';
-import { readStoryFiles, trainDialogue } from 'src/core/processor/train-dialogue';
-import { readConfigYaml } from 'src/core/training-data/config-reader';
-import { readNluYaml } from 'src/core/training-data/nlu-yaml-reader';
+import { readStoryFiles } from 'src/core/processor/train-dialogue';
+import { storyBot } from 'src/core/testing/story-bot';
 import { RASA_BOTS } from 'test/compat/shared';
 
 const BOTS = RASA_BOTS;
 
-function load(bot: string, testFile: string) {
-  const dir = join(BOTS, bot);
-  const read = (f: string): { text: string; file: string } => ({
-    text: readFileSync(join(dir, f), 'utf8'),
-    file: f,
-  });
-  const nlu = readNluYaml(read('data/nlu.yml').text, 'data/nlu.yml').data;
-  const domain = Domain.fromYaml(read('domain.yml').text).withResponses(nlu.responses);
-  const config = readConfigYaml(read('config.yml').text, 'config.yml');
-  const { blocks } = readStoryFiles(
-    [read('data/stories.yml'), read('data/rules.yml')].filter((f) => f.text),
-  );
-  const { ensemble } = trainDialogue(blocks, domain, config.policies);
-  const processor = new DialogueProcessor(domain, ensemble, { endpoint: null, now: () => 1 });
-  const tests = trainingTrackers(readStoryFiles([read(testFile)]).blocks, domain);
-  return { processor, tests };
-}
+const load = (bot: string, testFile: string) => storyBot(join(BOTS, bot), testFile);
 
 describe("story evaluation of Rasa's example bots", () => {
   it('moodbot passes its test stories', () => {
