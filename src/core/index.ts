@@ -204,6 +204,22 @@ export {
   type StoryOutcome,
 } from 'src/core/processor/story-evaluation';
 export { readStoryFiles, trainDialogue } from 'src/core/processor/train-dialogue';
+export { AssistantSource, type LoadedAssistant } from 'src/core/runtime/assistant-source';
+export {
+  MAX_CONVERSATION_ID_LENGTH,
+  conversationIdProblem,
+  requireConversationId,
+} from 'src/core/runtime/conversation-id';
+export { ConversationReader } from 'src/core/runtime/conversation-reader';
+export {
+  OutputChannelDirectory,
+  type OutputChannelFactory,
+} from 'src/core/runtime/output-channel-directory';
+export {
+  DEFAULT_MAX_TEXT_LENGTH,
+  requireUserEventTexts,
+  requireUserText,
+} from 'src/core/runtime/user-text';
 export {
   hasStoriesOrRules,
   readStoriesYaml,

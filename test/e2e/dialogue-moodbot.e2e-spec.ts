@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OutputChannel, type JsonObject } from 'src/core';
-import { OutputChannelRegistry } from 'src/modules/dialogue/output-channel.registry';
+import { OutputChannel, OutputChannelDirectory, type JsonObject } from 'src/core';
 import request from 'supertest';
 import {
   MOODBOT,
@@ -351,7 +350,7 @@ describe('moodbot dialogue end to end', () => {
 
   it('execute_side_effects sends posted bot events to the output channel', async () => {
     const channel = new RecordingChannel('sidefx');
-    t.app.get(OutputChannelRegistry).register('sidefx', () => channel);
+    t.app.get(OutputChannelDirectory).register('sidefx', () => channel);
     const sender = uniqueId('mood');
     const res = await request(t.url)
       .post(
@@ -371,7 +370,7 @@ describe('moodbot dialogue end to end', () => {
   it('output_channel: a registered channel gets the responses, `latest` follows the user, others collect', async () => {
     const callback = new RecordingChannel('callback');
     const mine = new RecordingChannel('mychannel');
-    const registry = t.app.get(OutputChannelRegistry);
+    const registry = t.app.get(OutputChannelDirectory);
     registry.register('callback', () => callback);
     registry.register('mychannel', () => mine);
 

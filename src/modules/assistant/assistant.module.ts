@@ -1,13 +1,16 @@
 import { Global, Inject, Logger, Module, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { Domain, readDomainPath } from 'src/core';
+import { AssistantSource, Domain, readDomainPath } from 'src/core';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { AssistantRegistry } from './assistant.registry';
 
 /** Provides the AssistantRegistry everywhere; loads `--domain` at start when given. */
 @Global()
-@Module({ providers: [AssistantRegistry], exports: [AssistantRegistry] })
+@Module({
+  providers: [AssistantRegistry, { provide: AssistantSource, useExisting: AssistantRegistry }],
+  exports: [AssistantRegistry, AssistantSource],
+})
 export class AssistantModule implements OnModuleInit {
   private readonly logger = new Logger(AssistantModule.name);
 

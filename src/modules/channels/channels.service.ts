@@ -15,13 +15,13 @@ import {
   type JsonObject,
   MessageHandler,
   OutputChannel,
+  OutputChannelDirectory,
+  requireConversationId,
+  requireUserText,
   type UserMessage,
 } from 'src/core';
-import { OutputChannelRegistry } from 'src/modules/dialogue/output-channel.registry';
 import { TrackerService } from 'src/modules/tracker/tracker.service';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
-import { requireConversationId } from 'src/platform/http/conversation-id';
-import { requireUserText } from 'src/platform/http/user-text';
 import { CallbackOutputChannel } from './callback.output-channel';
 import { type ChannelSetup, type ConfiguredChannel } from './channel-config';
 import { type ChannelCredentials } from './credentials';
@@ -47,7 +47,7 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
     @Inject(CHANNEL_SETUP) private readonly setup: ChannelSetup,
     private readonly moduleRef: ModuleRef,
     private readonly handler: MessageHandler,
-    private readonly outputs: OutputChannelRegistry,
+    private readonly outputs: OutputChannelDirectory,
     private readonly adapterHost: HttpAdapterHost,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {

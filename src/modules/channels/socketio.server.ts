@@ -3,12 +3,16 @@ import { type Algorithm, verify } from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { type Namespace, Server, type Socket } from 'socket.io';
-import { DialogueError, type MessageHandler } from 'src/core';
+import {
+  conversationIdProblem,
+  DialogueError,
+  type MessageHandler,
+  requireConversationId,
+  requireUserText,
+} from 'src/core';
 import { failureBody } from 'src/platform/errors/failure-body';
 import { failureOf } from 'src/platform/errors/failure-of';
 import { MAX_JSON_DEPTH, valueDeeperThan } from 'src/platform/http/body-parser.middleware';
-import { conversationIdProblem, requireConversationId } from 'src/platform/http/conversation-id';
-import { requireUserText } from 'src/platform/http/user-text';
 import { type SocketIoSettings } from './channel-config';
 import { SocketIoOutputChannel } from './socketio.output-channel';
 

@@ -1,6 +1,10 @@
-import { DialogueError, type JsonObject } from 'src/core';
-import { requireConversationId } from 'src/platform/http/conversation-id';
-import { DEFAULT_MAX_TEXT_LENGTH, requireUserText } from 'src/platform/http/user-text';
+import {
+  DEFAULT_MAX_TEXT_LENGTH,
+  DialogueError,
+  type JsonObject,
+  requireConversationId,
+  requireUserText,
+} from 'src/core';
 
 /** The fields of a REST-style webhook body (`{sender, message, metadata?, input_channel?}`). */
 export interface WebhookInput {

@@ -1,11 +1,10 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { MessageHandler } from 'src/core';
+import { MessageHandler, OutputChannelDirectory } from 'src/core';
 import { TrackerSideEffects } from 'src/modules/tracker/side-effects';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ConversationDialogueController } from './conversation-dialogue.controller';
 import { DialogueService } from './dialogue.service';
 import { ModelDialogueController } from './model-dialogue.controller';
-import { OutputChannelRegistry } from './output-channel.registry';
 import { ReminderScheduler } from './reminder.scheduler';
 import { RestWebhookController } from './rest-webhook.controller';
 import { DialogueSideEffects } from './side-effects.service';
@@ -27,12 +26,12 @@ export class DialogueModule {
       ],
       providers: [
         DialogueService,
-        OutputChannelRegistry,
+        OutputChannelDirectory,
         ReminderScheduler,
         { provide: MessageHandler, useExisting: DialogueService },
         { provide: TrackerSideEffects, useClass: DialogueSideEffects },
       ],
-      exports: [DialogueService, MessageHandler, OutputChannelRegistry, TrackerSideEffects],
+      exports: [DialogueService, MessageHandler, OutputChannelDirectory, TrackerSideEffects],
     };
   }
 }

@@ -2,32 +2,34 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   ActionEndpoint,
+  AssistantSource,
+  botMessageOf,
   Clock,
   CollectingOutputChannel,
   DialogueError,
-  DialogueProcessor,
-  EventVerbosity,
-  MessageHandler,
-  NlgServer,
-  botMessageOf,
-  needsSessionStart,
-  startSession,
   type DialogueEvent,
+  DialogueProcessor,
   type DialogueStateTracker,
+  EventVerbosity,
   type JsonObject,
+  type LoadedAssistant,
+  MessageHandler,
+  needsSessionStart,
+  NlgServer,
   type OutputChannel,
+  OutputChannelDirectory,
+  requireConversationId,
+  requireUserText,
+  startSession,
   type UserMessage,
 } from 'src/core';
-import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { parseText } from 'src/modules/model/parse-text';
 import { verbosityParam } from 'src/modules/tracker/query-params';
 import { TrackerService } from 'src/modules/tracker/tracker.service';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { PARLEY_VERSION } from 'src/platform/config/version';
-import { requireConversationId } from 'src/platform/http/conversation-id';
-import { requireUserText } from 'src/platform/http/user-text';
 import { readDialogueEndpoints } from './action-endpoint';
-import { OutputChannelRegistry } from './output-channel.registry';
+
 import { ReminderScheduler } from './reminder.scheduler';
 
 /** The result of a turn: the tracker after it and the events it added. */
@@ -56,9 +58,9 @@ export class DialogueService extends MessageHandler implements OnModuleInit {
 
   constructor(
     private readonly trackers: TrackerService,
-    private readonly assistants: AssistantRegistry,
+    private readonly assistants: AssistantSource,
     private readonly clock: Clock,
-    private readonly channels: OutputChannelRegistry,
+    private readonly channels: OutputChannelDirectory,
     private readonly reminders: ReminderScheduler,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {

@@ -1,6 +1,7 @@
 import { Controller, HttpCode, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import {
+  AssistantSource,
   DEFAULT_SENDER_ID,
   DialogueError,
   DialogueStateTracker,
@@ -12,7 +13,6 @@ import {
   type JsonObject,
   type StoryEvaluation,
 } from 'src/core';
-import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
 import { parseText } from 'src/modules/model/parse-text';
 import { boolParam, verbosityParam } from 'src/modules/tracker/query-params';
 import { DialogueService } from './dialogue.service';
@@ -24,7 +24,7 @@ const NO_STORIES =
 @Controller('model')
 export class ModelDialogueController {
   constructor(
-    private readonly assistants: AssistantRegistry,
+    private readonly assistants: AssistantSource,
     private readonly dialogue: DialogueService,
   ) {}
 

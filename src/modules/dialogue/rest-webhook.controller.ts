@@ -3,14 +3,14 @@ import type { Response } from 'express';
 import {
   CollectingOutputChannel,
   DialogueError,
+  type JsonObject,
   MessageHandler,
   OutputChannel,
-  type JsonObject,
+  requireConversationId,
+  requireUserText,
 } from 'src/core';
 import { Public } from 'src/platform/auth/public.decorator';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
-import { requireConversationId } from 'src/platform/http/conversation-id';
-import { requireUserText } from 'src/platform/http/user-text';
 
 /**
  * Rasa's `rest` channel (no auth): `POST /webhooks/rest/webhook` with `{sender, message,

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DialogueError } from 'src/core';
+import { DialogueError, requireUserText } from 'src/core';
 import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
-import { requireUserText } from 'src/platform/http/user-text';
 import { emulate, emulationModeParam } from './emulators';
 import { parseText } from './parse-text';
 

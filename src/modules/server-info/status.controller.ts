@@ -1,12 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
-import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
+import { AssistantSource } from 'src/core';
 import { TrainingJobs } from './training-jobs';
 
 /** `GET /status` (API only): the loaded model, 409 without one. */
 @Controller('status')
 export class StatusController {
   constructor(
-    private readonly assistants: AssistantRegistry,
+    private readonly assistants: AssistantSource,
     private readonly jobs: TrainingJobs,
   ) {}
 

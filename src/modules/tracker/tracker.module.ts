@@ -1,5 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { Clock, InMemoryLockStore, LockStore, SystemClock, TrackerStore } from 'src/core';
+import {
+  Clock,
+  ConversationReader,
+  InMemoryLockStore,
+  LockStore,
+  SystemClock,
+  TrackerStore,
+} from 'src/core';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { PostgresLockStore } from './postgres-lock-store';
 import { TrackerController } from './tracker.controller';
@@ -22,6 +29,7 @@ export class TrackerModule {
       controllers: config.http.enableApi ? [TrackerController] : [],
       providers: [
         TrackerService,
+        { provide: ConversationReader, useExisting: TrackerService },
         { provide: TrackerStore, useClass: TypeOrmTrackerStore },
         { provide: Clock, useClass: SystemClock },
         {
@@ -36,7 +44,7 @@ export class TrackerModule {
               : new InMemoryLockStore(),
         },
       ],
-      exports: [TrackerService, TrackerStore, LockStore, Clock],
+      exports: [TrackerService, ConversationReader, TrackerStore, LockStore, Clock],
     };
   }
 }

@@ -1,17 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
+  AssistantSource,
   Clock,
+  ConversationReader,
   deserializeEvent,
   DialogueError,
   type DialogueEvent,
   DialogueStateTracker,
   encodeEvent,
+  EventVerbosity,
   extractSlots,
   type JsonObject,
+  type LoadedAssistant,
   LockStore,
   needsSessionStart,
   parseWithRegex,
+  requireUserEventTexts,
+  requireUserText,
   type SerializedEvent,
   serializeEvent,
   splitSessions,
@@ -23,10 +29,8 @@ import {
   validateEventsPayload,
   writeTestStories,
 } from 'src/core';
-import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { parseText } from 'src/modules/model/parse-text';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
-import { requireUserEventTexts, requireUserText } from 'src/platform/http/user-text';
 import { verbosityParam } from './query-params';
 import {
   type CachedSession,
@@ -46,7 +50,7 @@ const MAX_WRITE_ATTEMPTS = 5;
  * conditional append, so a cache that another instance made stale is detected and reloaded.
  */
 @Injectable()
-export class TrackerService {
+export class TrackerService extends ConversationReader {
   private readonly cache: SessionCache;
   private readonly maxTextLength: number;
   /**
@@ -62,9 +66,10 @@ export class TrackerService {
     private readonly store: TrackerStore,
     private readonly locks: LockStore,
     private readonly clock: Clock,
-    private readonly assistants: AssistantRegistry,
+    private readonly assistants: AssistantSource,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    super();
     this.cache = new SessionCache(config.trackerCacheSize, config.trackerCacheBytes);
     this.maxTextLength = config.http.maxTextLength;
   }
@@ -87,6 +92,11 @@ export class TrackerService {
     }
     if (until !== null) tracker = tracker.travelBackInTime(until);
     return tracker.currentState(verbosity, this.serialize);
+  }
+
+  /** ConversationReader: the tracker of every stored session, as op 3 answers it. */
+  trackerState(conversationId: string, verbosity: EventVerbosity): Promise<TrackerState> {
+    return this.getTracker(conversationId, verbosity, null);
   }
 
   /** Op 5: events appended after the stored ones (after a session start for a new conversation). */

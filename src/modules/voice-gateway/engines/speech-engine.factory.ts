@@ -1,6 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Domain, type SpeechRecognizer, type SpeechSynthesizer } from 'src/core';
-import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
+import {
+  AssistantSource,
+  type Domain,
+  type SpeechRecognizer,
+  type SpeechSynthesizer,
+} from 'src/core';
 import { type VoiceGatewayConfig } from 'src/modules/voice-gateway/voice-credentials';
 import { VOICE_CONFIG } from 'src/modules/voice-gateway/voice-gateway.tokens';
 import { AzureAsr } from './azure-asr';
@@ -30,7 +34,7 @@ export class SpeechEngineFactory {
 
   constructor(
     @Inject(VOICE_CONFIG) private readonly config: VoiceGatewayConfig,
-    private readonly assistants: AssistantRegistry,
+    private readonly assistants: AssistantSource,
   ) {
     this.synthesizer = SpeechEngineFactory.synthesizerFor(config);
     if (config.asr.name !== 'pocketsphinx') return;

@@ -1,4 +1,4 @@
-import { DialogueError } from 'src/core';
+import { DialogueError } from 'src/core/errors/dialogue-error';
 
 /** Default of `PARLEY_MAX_TEXT_LENGTH`: generous for chat and for a long voice transcript. */
 export const DEFAULT_MAX_TEXT_LENGTH = 10_000;
