@@ -2,12 +2,12 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AssistantModule } from 'src/modules/assistant/assistant.module';
 import { AuthModule } from 'src/modules/auth/auth.module';
 import { ChannelsModule } from 'src/modules/channels/channels.module';
+import { ConversationsModule } from 'src/modules/conversations';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql/conversations-graphql.module';
 import { DialogueModule } from 'src/modules/dialogue/dialogue.module';
 import { ModelStoreModule } from 'src/modules/model-store/model-store.module';
 import { ModelModule } from 'src/modules/model/model.module';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
-import { TrackerModule } from 'src/modules/tracker/tracker.module';
 import { VoiceGatewayModule } from 'src/modules/voice-gateway/voice-gateway.module';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ConfigModule } from 'src/platform/config/config.module';
@@ -27,13 +27,13 @@ export class AppModule {
         DatabaseModule.forRoot(databaseUrl, config.database.poolSize),
         // Routes are registered in this order, and Express tries them one by one: the dialogue
         // module (the REST channel's webhook, every user message) and the channels come first.
-        DialogueModule.forRoot(config),
+        DialogueModule,
         ChannelsModule.forRoot(config),
         AssistantModule,
         AuthModule,
         HealthModule,
         ServerInfoModule.forRoot(config),
-        TrackerModule.forRoot(config, databaseUrl),
+        ConversationsModule.forRoot(config),
         ModelModule.forRoot(config),
         ConversationsGraphqlModule,
         ModelStoreModule.forRoot(config),

@@ -8,21 +8,23 @@ import {
   DialogueProcessor,
   DialogueStateTracker,
   evaluateStories,
+  parseText,
   readStoriesYaml,
   startSession,
   trainingTrackers,
   type ActionEndpoint,
   type DialogueEvent,
   type JsonObject,
+  type LoadedAssistant,
   type NlgServer,
   type StoryEvaluation,
   type StoryOutcome,
   type TrainingTracker,
 } from 'src/core';
-import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
-import { readDialogueEndpoints } from 'src/modules/dialogue/action-endpoint';
+
+import { readDialogueEndpoints } from 'src/modules/engine';
 import { loadModelArchive, resolveModelPath } from 'src/modules/model-store/model-loader';
-import { parseText } from 'src/modules/model/parse-text';
+
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { noModelMessage } from './messages';
 

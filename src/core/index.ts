@@ -265,3 +265,31 @@ export {
   type VoiceConnectorConfig,
 } from 'src/core/voice/voice-config';
 export { encodeWav, parseWav } from 'src/core/voice/wav';
+export {
+  type AddMessageCommand,
+  type AppendEventsCommand,
+  type ExecuteActionCommand,
+  type OutputChannelName,
+  type ReplaceEventsCommand,
+  type StoryQuery,
+  type TrackerQuery,
+  type TriggerIntentCommand,
+} from 'src/core/runtime/commands';
+export {
+  ConversationRuntime,
+  conversationNotFound,
+  type RuntimeDependencies,
+  type RuntimeOptions,
+  type TrackerState,
+  type TurnAnswer,
+} from 'src/core/runtime/conversation-runtime';
+export { OutputDelivery } from 'src/core/runtime/output-delivery';
+export { parseText, type ParseData } from 'src/core/runtime/parse-text';
+export { ReminderScheduler, type DueReminder } from 'src/core/runtime/reminder-scheduler';
+export {
+  type CachedSession,
+  estimateJsonSize,
+  MEMORY_PER_JSON_CHAR,
+  SessionCache,
+} from 'src/core/runtime/session-cache';
+export { type CommittedTurn, type RuntimeLog, TurnListener } from 'src/core/runtime/turn-listener';

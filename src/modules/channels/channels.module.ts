@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { existsSync } from 'node:fs';
+import { EngineModule } from 'src/modules/engine';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { configureChannels } from './channel-config';
 import { CHANNEL_SETUP, ChannelsService } from './channels.service';
@@ -24,6 +25,7 @@ export class ChannelsModule {
     return {
       module: ChannelsModule,
       global: true,
+      imports: [EngineModule],
       controllers,
       providers: [{ provide: CHANNEL_SETUP, useValue: setup }, ChannelsService],
       exports: [ChannelsService],

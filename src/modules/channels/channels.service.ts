@@ -5,13 +5,15 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { Server as HttpServer } from 'node:http';
 import {
   type BotMessage,
   CollectingOutputChannel,
+  ConversationReader,
   DialogueError,
+  EventVerbosity,
   type JsonObject,
   MessageHandler,
   OutputChannel,
@@ -20,7 +22,6 @@ import {
   requireUserText,
   type UserMessage,
 } from 'src/core';
-import { TrackerService } from 'src/modules/tracker/tracker.service';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { CallbackOutputChannel } from './callback.output-channel';
 import { type ChannelSetup, type ConfiguredChannel } from './channel-config';
@@ -41,11 +42,10 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
   private readonly log = new Logger('Channels');
   private readonly byName = new Map<string, ConfiguredChannel>();
   private socketIo: SocketIoServer | null = null;
-  private trackers: TrackerService | null = null;
 
   constructor(
     @Inject(CHANNEL_SETUP) private readonly setup: ChannelSetup,
-    private readonly moduleRef: ModuleRef,
+    private readonly trackers: ConversationReader,
     private readonly handler: MessageHandler,
     private readonly outputs: OutputChannelDirectory,
     private readonly adapterHost: HttpAdapterHost,
@@ -55,7 +55,6 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
   }
 
   onApplicationBootstrap(): void {
-    this.trackers = this.moduleRef.get(TrackerService, { strict: false });
     for (const warning of this.setup.warnings) this.log.warn(warning);
     for (const channel of this.setup.channels) {
       if (channel.kind !== 'rest' && channel.kind !== 'registered') {
@@ -264,7 +263,7 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
   /** The tracker after the turn; null while no model is loaded (the message was ignored). */
   private async trackerState(sender: string): Promise<Record<string, unknown> | null> {
     try {
-      return await this.trackers!.getTracker(sender, 'AFTER_RESTART', null);
+      return await this.trackers.trackerState(sender, EventVerbosity.AFTER_RESTART);
     } catch (e) {
       if (e instanceof DialogueError && e.code === 'MODEL.NOT_LOADED') return null;
       throw e;

@@ -1,50 +1,32 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import {
-  Clock,
-  ConversationReader,
-  InMemoryLockStore,
-  LockStore,
-  SystemClock,
-  TrackerStore,
-} from 'src/core';
-import { type AppConfig } from 'src/platform/config/app-config';
+import { Module } from '@nestjs/common';
+import { InMemoryLockStore, LockStore, TrackerStore } from 'src/core';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { DATABASE_URL } from 'src/platform/database/database.module';
 import { PostgresLockStore } from './postgres-lock-store';
-import { TrackerController } from './tracker.controller';
-import { TrackerService } from './tracker.service';
 import { TypeOrmTrackerStore } from './typeorm-tracker-store';
 
 /**
- * Conversation trackers: the PostgreSQL event log behind the TrackerStore port, the LockStore
- * (in-process, or PostgreSQL advisory locks for several instances) and the tracker routes.
- * Global and imported once, by the app module: Nest 11 tells dynamic modules apart by object
- * identity, so a second `forRoot` would be a second store, lock store and session cache (and
- * the tracker routes twice).
+ * Conversation storage: the PostgreSQL event log behind the TrackerStore port and the
+ * LockStore (in-process, or PostgreSQL advisory locks for several instances). It owns the
+ * conversation tables; the runtime (EngineModule) and the GraphQL module use them through
+ * ports only.
  */
-@Module({})
-export class TrackerModule {
-  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
-    return {
-      module: TrackerModule,
-      global: true,
-      controllers: config.http.enableApi ? [TrackerController] : [],
-      providers: [
-        TrackerService,
-        { provide: ConversationReader, useExisting: TrackerService },
-        { provide: TrackerStore, useClass: TypeOrmTrackerStore },
-        { provide: Clock, useClass: SystemClock },
-        {
-          provide: LockStore,
-          useFactory: (): LockStore =>
-            config.lockStore.type === 'postgres'
-              ? new PostgresLockStore(
-                  databaseUrl,
-                  Math.max(4, Math.floor(config.database.poolSize / 2)),
-                  config.lockStore.lockTimeoutMs,
-                )
-              : new InMemoryLockStore(),
-        },
-      ],
-      exports: [TrackerService, ConversationReader, TrackerStore, LockStore, Clock],
-    };
-  }
-}
+@Module({
+  providers: [
+    { provide: TrackerStore, useClass: TypeOrmTrackerStore },
+    {
+      provide: LockStore,
+      inject: [APP_CONFIG, DATABASE_URL],
+      useFactory: (config: AppConfig, databaseUrl: string): LockStore =>
+        config.lockStore.type === 'postgres'
+          ? new PostgresLockStore(
+              databaseUrl,
+              Math.max(4, Math.floor(config.database.poolSize / 2)),
+              config.lockStore.lockTimeoutMs,
+            )
+          : new InMemoryLockStore(),
+    },
+  ],
+  exports: [TrackerStore, LockStore],
+})
+export class TrackerModule {}

@@ -11,11 +11,17 @@ import { buildTypeOrmOptions } from './typeorm-options';
  * embedded one), and pending migrations run at start under an advisory lock. Lost connections
  * never end the process (see guardPoolConnections): requests fail with 503 meanwhile.
  */
+/** DI token of the database URL (for stores that open their own connections: advisory locks). */
+export const DATABASE_URL = Symbol('DATABASE_URL');
+
 @Module({})
 export class DatabaseModule {
   static forRoot(url: string, poolSize: number): DynamicModule {
     return {
       module: DatabaseModule,
+      global: true,
+      providers: [{ provide: DATABASE_URL, useValue: url }],
+      exports: [DATABASE_URL],
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: () => buildTypeOrmOptions(url, poolSize),

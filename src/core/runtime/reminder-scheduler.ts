@@ -1,14 +1,19 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { type JsonObject, type ReminderCancelled, type ReminderScheduled } from 'src/core';
+import { type JsonObject } from 'src/core/events/event-base';
+import { type ReminderCancelled } from 'src/core/events/reminder-cancelled';
+import { type ReminderScheduled } from 'src/core/events/reminder-scheduled';
+import { type CommittedTurn, type RuntimeLog, TurnListener } from './turn-listener';
 
-type FireHandler = (
-  senderId: string,
-  intent: string,
-  entities: JsonObject[],
-  scheduledAt: number,
-  killOnUserMessage: boolean,
-  outputChannel: string | null,
-) => Promise<void>;
+/** A reminder that is due: the runtime triggers its intent in the conversation. */
+export interface DueReminder {
+  readonly conversationId: string;
+  readonly intent: string;
+  readonly entities: JsonObject[];
+  /** When the reminder was set (its event's timestamp). */
+  readonly scheduledAt: number;
+  readonly killOnUserMessage: boolean;
+  /** The output channel of the turn that set the reminder. */
+  readonly outputChannel: string | null;
+}
 
 interface Pending {
   readonly timer: NodeJS.Timeout;
@@ -20,43 +25,57 @@ interface Pending {
 const MAX_TIMER_MS = 2_147_000_000;
 
 /**
- * Reminders (`reminder` / `cancel_reminder` events) of this server process: each fires at its
- * time by triggering its intent in the conversation, as Rasa's scheduler does. A reminder
- * with the same name replaces the earlier one; `kill_on_user_msg` reminders are skipped when the
- * user wrote after they were set. Pending reminders end with the process.
+ * Reminders (`reminder` / `cancel_reminder` events of committed turns with side effects) of
+ * this process: each fires at its time, as Rasa's scheduler does. A reminder with the same name
+ * replaces the earlier one. Pending reminders end with the process.
  */
-@Injectable()
-export class ReminderScheduler implements OnModuleDestroy {
-  private readonly logger = new Logger(ReminderScheduler.name);
+export class ReminderScheduler extends TurnListener {
   private readonly pending = new Map<string, Pending>();
-  private handler: FireHandler | null = null;
+  private fire: ((due: DueReminder) => Promise<void>) | null = null;
 
-  onFire(handler: FireHandler): void {
-    this.handler = handler;
+  constructor(private readonly log: RuntimeLog) {
+    super();
+  }
+
+  /** What runs a due reminder (the runtime's `fireReminder`). */
+  onDue(fire: (due: DueReminder) => Promise<void>): void {
+    this.fire = fire;
+  }
+
+  onTurnCommitted(turn: CommittedTurn): void {
+    if (!turn.effects) return;
+    for (const e of turn.events) {
+      if (e.type === 'reminder') this.schedule(turn.conversationId, e, turn.output?.name ?? null);
+      else if (e.type === 'cancel_reminder') this.cancel(turn.conversationId, e);
+    }
   }
 
   /**
    * Arms `reminder`; `outputChannel` names the output channel of the turn that set it (Rasa's
    * `handle_reminder` keeps that channel), where its answer goes when it fires.
    */
-  schedule(
-    senderId: string,
-    reminder: ReminderScheduled,
-    outputChannel: string | null = null,
-  ): void {
+  schedule(senderId: string, reminder: ReminderScheduled, outputChannel: string | null): void {
     if (reminder.intent === null) return;
     const at = Date.parse(reminder.dateTime);
     if (Number.isNaN(at)) {
-      this.logger.warn(
-        { sender: senderId, date_time: reminder.dateTime },
-        'reminder with an invalid date_time ignored',
-      );
+      this.log.warn('reminder with an invalid date_time ignored', {
+        sender: senderId,
+        date_time: reminder.dateTime,
+      });
       return;
     }
     const key = `${senderId}\u0000${reminder.name}`;
     this.clear(key);
     const entities = entityList(reminder.entities);
     const intent = reminder.intent;
+    const due: DueReminder = {
+      conversationId: senderId,
+      intent,
+      entities,
+      scheduledAt: reminder.timestamp,
+      killOnUserMessage: reminder.killOnUserMessage,
+      outputChannel,
+    };
     const arm = (): NodeJS.Timeout => {
       const delay = Math.max(0, at - Date.now());
       const timer = setTimeout(
@@ -66,18 +85,12 @@ export class ReminderScheduler implements OnModuleDestroy {
             return;
           }
           this.pending.delete(key);
-          void this.handler?.(
-            senderId,
-            intent,
-            entities,
-            reminder.timestamp,
-            reminder.killOnUserMessage,
-            outputChannel,
-          ).catch((error: unknown) =>
-            this.logger.error(
-              { sender: senderId, reminder: reminder.name, error: (error as Error).message },
-              'reminder failed',
-            ),
+          void this.fire?.(due).catch((error: unknown) =>
+            this.log.error('reminder failed', {
+              sender: senderId,
+              reminder: reminder.name,
+              error: (error as Error).message,
+            }),
           );
         },
         Math.min(delay, MAX_TIMER_MS),
@@ -103,12 +116,13 @@ export class ReminderScheduler implements OnModuleDestroy {
     }
   }
 
-  /** Reminders waiting to fire (for tests and status). */
+  /** Reminders waiting to fire. */
   get size(): number {
     return this.pending.size;
   }
 
-  onModuleDestroy(): void {
+  /** Drops every pending reminder (the process is stopping). */
+  close(): void {
     for (const key of [...this.pending.keys()]) this.clear(key);
   }
 

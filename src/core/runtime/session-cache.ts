@@ -1,4 +1,5 @@
-import { type DialogueStateTracker, type StoreVersion } from 'src/core';
+import { type StoreVersion } from 'src/core/ports/tracker-store';
+import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 
 /** A conversation's latest session, built, with the store version it reflects. */
 export interface CachedSession {

@@ -2,20 +2,20 @@ import { Controller, HttpCode, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import {
   AssistantSource,
+  ConversationRuntime,
   DEFAULT_SENDER_ID,
   DialogueError,
   DialogueStateTracker,
   deserializeEvent,
   evaluateStories,
+  parseText,
   readStoriesYaml,
   trainingTrackers,
   validateEventsPayload,
   type JsonObject,
   type StoryEvaluation,
 } from 'src/core';
-import { parseText } from 'src/modules/model/parse-text';
-import { boolParam, verbosityParam } from 'src/modules/tracker/query-params';
-import { DialogueService } from './dialogue.service';
+import { boolParam, verbosityParam } from './query-params';
 
 const NO_STORIES =
   'You must provide some stories in the request body in order to evaluate your model.';
@@ -25,7 +25,7 @@ const NO_STORIES =
 export class ModelDialogueController {
   constructor(
     private readonly assistants: AssistantSource,
-    private readonly dialogue: DialogueService,
+    private readonly runtime: ConversationRuntime,
   ) {}
 
   /** Predicts on a temporary tracker built from the posted events; nothing is stored or run. */
@@ -55,7 +55,7 @@ export class ModelDialogueController {
         { parameter: '', in: 'body' },
       );
     }
-    return this.dialogue.predictOn(tracker, assistant, verbosity);
+    return this.runtime.predictOn(tracker, assistant, verbosity);
   }
 
   /** Evaluates YAML test stories against the loaded model (`e2e=true`: parse the user texts). */
@@ -86,7 +86,7 @@ export class ModelDialogueController {
       assistant.domain,
     );
     if (stories.length === 0) throw new DialogueError('REQUEST.BODY_MISSING', NO_STORIES);
-    const processor = this.dialogue.processor(assistant, () => Date.now() / 1000);
+    const processor = this.runtime.processor(assistant, () => Date.now() / 1000);
     const parse = boolParam(e2e, false)
       ? (text: string): JsonObject => parseText(assistant.nlu, text) as unknown as JsonObject
       : null;

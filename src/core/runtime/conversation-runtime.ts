@@ -1,0 +1,767 @@
+import { randomUUID } from 'node:crypto';
+import { type NlgServer } from 'src/core/actions/nlg-server';
+import { type ActionEndpoint } from 'src/core/actions/remote-action';
+import { extractSlots } from 'src/core/actions/slot-extraction';
+import { CollectingOutputChannel, type OutputChannel } from 'src/core/channels/output-channel';
+import { type UserMessage } from 'src/core/channels/user-message';
+import { DialogueError } from 'src/core/errors/dialogue-error';
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { encodeEvent } from 'src/core/events/encoded-event';
+import { type JsonObject } from 'src/core/events/event-base';
+import { deserializeEvent, serializeEvent } from 'src/core/events/event-codec';
+import { validateEventsPayload } from 'src/core/events/event-schema';
+import { storedParseData } from 'src/core/events/json-values';
+import { type SerializedEvent } from 'src/core/events/serialized-event';
+import { type UserUttered } from 'src/core/events/user-uttered';
+import { parseWithRegex } from 'src/core/interpreter/regex-interpreter';
+import { type Clock } from 'src/core/ports/clock';
+import { type LockStore } from 'src/core/ports/lock-store';
+import { MessageHandler } from 'src/core/ports/message-handler';
+import { type StoreVersion, type TrackerStore } from 'src/core/ports/tracker-store';
+import { DialogueProcessor } from 'src/core/processor/dialogue-processor';
+import { needsSessionStart, startSession } from 'src/core/session/session-start';
+import { writeTestStories } from 'src/core/story/story-writer';
+import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+import { EventVerbosity } from 'src/core/tracker/event-verbosity';
+import { splitSessions } from 'src/core/tracker/sessions';
+import { type AssistantSource, type LoadedAssistant } from './assistant-source';
+import {
+  type AddMessageCommand,
+  type AppendEventsCommand,
+  type ExecuteActionCommand,
+  type OutputChannelName,
+  type ReplaceEventsCommand,
+  type StoryQuery,
+  type TrackerQuery,
+  type TriggerIntentCommand,
+} from './commands';
+import { requireConversationId } from './conversation-id';
+import { type ConversationReader } from './conversation-reader';
+import { type OutputChannelDirectory } from './output-channel-directory';
+import { parseText } from './parse-text';
+import { type DueReminder } from './reminder-scheduler';
+import {
+  type CachedSession,
+  estimateJsonSize,
+  MEMORY_PER_JSON_CHAR,
+  SessionCache,
+} from './session-cache';
+import { type CommittedTurn, type RuntimeLog, type TurnListener } from './turn-listener';
+import { requireUserText } from './user-text';
+
+/** A tracker as the REST API answers it. */
+export type TrackerState = JsonObject;
+
+/** What a dialogue route answers: the tracker, and the bot's messages when they were collected. */
+export interface TurnAnswer {
+  readonly tracker: TrackerState;
+  readonly messages?: JsonObject[];
+}
+
+export interface RuntimeOptions {
+  /** Upper bound of actions predicted in one turn (Rasa's `MAX_NUMBER_OF_PREDICTIONS`). */
+  readonly maxPredictions: number;
+  /** Longest user text accepted (PARLEY_MAX_TEXT_LENGTH). */
+  readonly maxTextLength: number;
+  /** Conversations whose latest session is kept built, and the memory they may hold. */
+  readonly cacheSize: number;
+  readonly cacheBytes: number;
+  /** The custom action server (endpoints.yml `action_endpoint`), if any. */
+  readonly actionEndpoint: ActionEndpoint | null;
+  /** The NLG server (endpoints.yml `nlg`), if any. */
+  readonly nlg: NlgServer | null;
+}
+
+export interface RuntimeDependencies {
+  readonly store: TrackerStore;
+  readonly locks: LockStore;
+  readonly clock: Clock;
+  readonly assistants: AssistantSource;
+  readonly outputs: OutputChannelDirectory;
+  readonly listeners: readonly TurnListener[];
+  readonly log: RuntimeLog;
+  readonly options: RuntimeOptions;
+}
+
+/** Work on a conversation's latest session: applies its events and returns them. */
+type Produce = (
+  tracker: DialogueStateTracker,
+  now: number,
+) => DialogueEvent[] | Promise<DialogueEvent[]>;
+
+/** What a committed turn does after the commit. */
+interface Delivery {
+  /** Where the bot's messages go; decided while the turn runs (it may need the tracker). */
+  output: OutputChannel | null;
+  readonly effects: boolean;
+}
+
+/** Writes retried after another writer changed the conversation underneath us. */
+const MAX_WRITE_ATTEMPTS = 5;
+
+/**
+ * The conversation runtime: every change to a conversation — a user message from any channel,
+ * an injected intent, an executed action, appended or replaced events, a logged message, a
+ * reminder — is one turn committed here, in one place:
+ *
+ * 1. take the conversation's lock (LockStore);
+ * 2. load its latest session (from the session cache, else the TrackerStore);
+ * 3. run the work (session start when due, NLU, the dialogue processor, custom actions);
+ * 4. append the new events conditionally on the version read, retrying on a conflict;
+ * 5. release the lock;
+ * 6. tell the TurnListeners (bot messages to the output channel, reminders, …) with the
+ *    committed events and their sequence numbers.
+ *
+ * Reads (tracker, story) share the cache. The runtime is framework-free: the Nest layer builds
+ * it once (the composition root) and every route and channel calls it.
+ */
+export class ConversationRuntime extends MessageHandler implements ConversationReader {
+  private readonly cache: SessionCache;
+  /**
+   * The wire form of events read from the store, so answers reuse it instead of serialising
+   * every event again. Events the runtime writes are stored as JSON text straight away
+   * (`encodeEvent`) and serialised again only when read.
+   */
+  private readonly wireForm = new WeakMap<DialogueEvent, SerializedEvent>();
+  private readonly serialize = (event: DialogueEvent): SerializedEvent =>
+    this.wireForm.get(event) ?? serializeEvent(event);
+  private readonly store: TrackerStore;
+  private readonly locks: LockStore;
+  private readonly clock: Clock;
+  private readonly assistants: AssistantSource;
+  private readonly outputs: OutputChannelDirectory;
+  private readonly listeners: readonly TurnListener[];
+  private readonly log: RuntimeLog;
+  private options: RuntimeOptions;
+
+  constructor(deps: RuntimeDependencies) {
+    super();
+    this.store = deps.store;
+    this.locks = deps.locks;
+    this.clock = deps.clock;
+    this.assistants = deps.assistants;
+    this.outputs = deps.outputs;
+    this.listeners = deps.listeners;
+    this.log = deps.log;
+    this.options = deps.options;
+    this.cache = new SessionCache(deps.options.cacheSize, deps.options.cacheBytes);
+  }
+
+  /** The custom action server in use (tests and tools may swap it). */
+  get actionEndpoint(): ActionEndpoint | null {
+    return this.options.actionEndpoint;
+  }
+
+  set actionEndpoint(endpoint: ActionEndpoint | null) {
+    this.options = { ...this.options, actionEndpoint: endpoint };
+  }
+
+  // --- Turns -------------------------------------------------------------------------------
+
+  /** MessageHandler: one user message end to end; the answers go to `message.output`. */
+  async handleMessage(message: UserMessage): Promise<void> {
+    // Every channel checks these first; this keeps a channel that does not from storing what
+    // the conversation id and text rules refuse.
+    requireConversationId(message.senderId, 'sender', 'body');
+    if (message.text !== null) requireUserText(message.text, this.options.maxTextLength);
+    const assistant = this.assistants.current();
+    if (assistant === null) {
+      this.log.warn('no model loaded; message ignored', { sender: message.senderId });
+      return;
+    }
+    const text = message.text ?? '';
+    const parseData = (message.parseData ?? parseText(assistant.nlu, text)) as JsonObject;
+    const messageId = message.messageId ?? randomUUID().replace(/-/g, '');
+    const delivery: Delivery = { output: message.output, effects: true };
+    await this.dialogueTurn(
+      message.senderId,
+      assistant,
+      message.metadata ?? null,
+      delivery,
+      (processor, tracker) =>
+        processor.handleUserMessage(
+          tracker,
+          {
+            text: message.text,
+            parseData,
+            inputChannel: message.inputChannel,
+            messageId,
+            metadata: message.metadata ?? null,
+          },
+          message.output.name,
+        ),
+    );
+  }
+
+  /** Op 9: an intent stands in for a user message. */
+  async triggerIntent(command: TriggerIntentCommand): Promise<TurnAnswer> {
+    const assistant = this.assistants.require();
+    if (!assistant.domain.intents.includes(command.intent)) {
+      throw new DialogueError(
+        'DIALOGUE.UNKNOWN_INTENT',
+        `The intent '${command.intent}' does not exist in the domain.`,
+        { intent: command.intent },
+      );
+    }
+    return this.answeredTurn(
+      command.conversationId,
+      assistant,
+      command.outputChannel,
+      command.verbosity,
+      (p, t, channel) => p.triggerIntent(t, command.intent, command.entities, channel),
+    );
+  }
+
+  /** Op 8: runs the named action on an existing conversation, then the prediction loop. */
+  async execute(command: ExecuteActionCommand): Promise<TurnAnswer> {
+    const assistant = this.assistants.require();
+    await this.requireExisting(command.conversationId);
+    return this.answeredTurn(
+      command.conversationId,
+      assistant,
+      command.outputChannel,
+      command.verbosity,
+      (p, t, channel) =>
+        p.executeAction(t, command.action, command.policy, command.confidence, channel),
+    );
+  }
+
+  /** Op 10: the policies' scores for the next action (a session start is stored when due). */
+  async predict(conversationId: string): Promise<JsonObject> {
+    const assistant = this.assistants.require();
+    await this.requireExisting(conversationId);
+    const turn = await this.dialogueTurn(
+      conversationId,
+      assistant,
+      null,
+      { output: null, effects: false },
+      () => undefined,
+    );
+    return predictionBody(
+      this.processor(assistant, () => this.clock.now()),
+      turn.tracker,
+      true,
+    );
+  }
+
+  /** Op 15: prediction on a tracker built from the posted events; nothing is stored or run. */
+  predictOn(
+    tracker: DialogueStateTracker,
+    assistant: LoadedAssistant,
+    verbosity: EventVerbosity,
+  ): JsonObject | null {
+    if (!assistant.policies) return null;
+    return predictionBody(
+      this.processor(assistant, () => this.clock.now()),
+      tracker,
+      false,
+      verbosity,
+    );
+  }
+
+  /** Op 5: events appended after the stored ones (after a session start for a new conversation). */
+  async appendEvents(command: AppendEventsCommand): Promise<TrackerState> {
+    const assistant = this.assistants.require();
+    const raw = command.events;
+    const stamped = raw.map((r) => withModelMetadata(r, assistant));
+    const delivery: Delivery = { output: null, effects: command.executeSideEffects };
+    if (command.executeSideEffects) {
+      delivery.output =
+        this.resolveOutput(command.outputChannel, null) ?? new CollectingOutputChannel();
+    }
+    const turn = await this.commit(
+      command.conversationId,
+      assistant,
+      (t, now) => {
+        const fresh: DialogueEvent[] = [];
+        if (t.events.length === 0 && !startsWithSessionStart(raw)) {
+          fresh.push(...startSession(t, assistant.domain, now, stamp(assistant)));
+        }
+        // Events posted without a time get one after the session start just added.
+        const postedAt = after(fresh, now);
+        for (const r of stamped) fresh.push(deserializeEvent(r, () => postedAt));
+        for (const e of fresh) t.update(e);
+        return fresh;
+      },
+      delivery,
+    );
+    return turn.tracker.currentState(command.verbosity, this.serialize);
+  }
+
+  /** Op 6: the stored events become exactly the posted list, atomically. */
+  async replaceEvents(command: ReplaceEventsCommand): Promise<TrackerState> {
+    const assistant = this.assistants.require();
+    const id = command.conversationId;
+    const turn = await this.locks.withLock(id, async (): Promise<CommittedTurn> => {
+      this.cache.delete(id);
+      const now = this.clock.now();
+      const events = command.events.map((r) => deserializeEvent(r, () => now));
+      const tracker = DialogueStateTracker.fromEvents(id, events, assistant.domain);
+      await this.store.replace(id, events.map(serializeEvent));
+      return {
+        conversationId: id,
+        kind: 'replace',
+        events,
+        firstSeq: 1,
+        tracker,
+        output: null,
+        effects: false,
+      };
+    });
+    await this.announce(turn);
+    return turn.tracker.currentState(command.verbosity, this.serialize);
+  }
+
+  /** Op 4 (Rasa Pro): deletes the conversation; 404 when it does not exist. */
+  async deleteConversation(conversationId: string): Promise<void> {
+    this.assistants.require();
+    await this.locks.withLock(conversationId, async () => {
+      this.cache.delete(conversationId);
+      const deleted = await this.store.delete(conversationId);
+      if (!deleted) throw conversationNotFound();
+    });
+  }
+
+  /** Op 11: log a user message (parsed, slots extracted) without predicting or acting. */
+  async addMessage(command: AddMessageCommand): Promise<TrackerState> {
+    const assistant = this.assistants.require();
+    const text = command.text;
+    const messageId = randomUUID().replace(/-/g, '');
+    const parseData =
+      command.parseData ?? (assistant.nlu ? parseText(assistant.nlu, text) : parseWithRegex(text));
+    const posted: Record<string, unknown> = {
+      event: 'user',
+      metadata: stamp(assistant),
+      text,
+      parse_data: {
+        ...storedParseData(parseData as JsonObject),
+        text,
+        message_id: messageId,
+      },
+      input_channel: null,
+      message_id: messageId,
+    };
+    // Given parse data must make a valid `user` event (Rasa's event schema).
+    const checked = validateEventsPayload(posted);
+    if (!checked.ok) throw new DialogueError('EVENTS.INVALID', checked.message);
+    const user = checked.events[0] ?? posted;
+    const turn = await this.commit(
+      command.conversationId,
+      assistant,
+      (t, now) => {
+        const fresh: DialogueEvent[] = [];
+        const apply = (events: readonly DialogueEvent[]): void => {
+          for (const e of events) {
+            t.update(e);
+            fresh.push(e);
+          }
+        };
+        if (needsSessionStart(t, assistant.domain, now)) {
+          apply(startSession(t, assistant.domain, now, stamp(assistant)));
+        }
+        const userAt = after(fresh, now);
+        apply([asUserEvent(deserializeEvent({ ...user, timestamp: userAt }, () => now))]);
+        // The predefined slot mappings, as the dialogue engine's action_extract_slots runs them
+        // (custom mappings need the action server and belong to the message loop).
+        const slots = extractSlots(assistant.domain, t, userAt + 0.001);
+        apply(
+          slots.map((e) =>
+            deserializeEvent(withModelMetadata(serializeEvent(e), assistant), () => now),
+          ),
+        );
+        return fresh;
+      },
+      { output: null, effects: false },
+    );
+    return turn.tracker.currentState(command.verbosity, this.serialize);
+  }
+
+  /** A due reminder: its intent is triggered in the conversation, unless the user wrote since. */
+  async fireReminder(due: DueReminder): Promise<void> {
+    const assistant = this.assistants.current();
+    if (assistant === null) return;
+    const delivery: Delivery = { output: new CollectingOutputChannel(), effects: true };
+    await this.dialogueTurn(due.conversationId, assistant, null, delivery, async (p, t) => {
+      if (
+        due.killOnUserMessage &&
+        t.appliedEvents().some((e) => e.type === 'user' && e.timestamp > due.scheduledAt)
+      ) {
+        return;
+      }
+      if (!assistant.domain.intents.includes(due.intent)) {
+        this.log.warn('reminder intent not in the domain; ignored', {
+          sender: due.conversationId,
+          intent: due.intent,
+        });
+        return;
+      }
+      // Rasa's `handle_reminder` answers on the output channel of the turn that set the
+      // reminder (e.g. `callback` of a trigger_intent with output_channel=callback, even before
+      // any user message); when that one cannot send (the REST channel's collector), on the
+      // channel of the latest user message.
+      const output =
+        this.resolveOutput(due.outputChannel, t) ??
+        this.resolveOutput('latest', t) ??
+        delivery.output;
+      delivery.output = output;
+      await p.triggerIntent(t, due.intent, due.entities, output?.name ?? null);
+    });
+  }
+
+  // --- Reads -------------------------------------------------------------------------------
+
+  /** Op 3: every stored session. Unknown conversations get a session start that is not stored. */
+  async tracker(query: TrackerQuery): Promise<TrackerState> {
+    const assistant = this.assistants.require();
+    let tracker = await this.fullTracker(query.conversationId, assistant);
+    if (tracker.events.length === 0) {
+      tracker = DialogueStateTracker.fromEvents(query.conversationId, [], assistant.domain);
+      for (const e of startSession(tracker, assistant.domain, this.clock.now(), stamp(assistant))) {
+        tracker.update(e);
+      }
+    }
+    if (query.until !== null) tracker = tracker.travelBackInTime(query.until);
+    return tracker.currentState(query.verbosity, this.serialize);
+  }
+
+  /** ConversationReader: the tracker of every stored session, as op 3 answers it. */
+  trackerState(conversationId: string, verbosity: EventVerbosity): Promise<TrackerState> {
+    return this.tracker({ conversationId, verbosity, until: null });
+  }
+
+  /** Op 7: the conversation as Rasa's YAML test stories. */
+  async story(query: StoryQuery): Promise<string> {
+    const assistant = this.assistants.require();
+    const id = query.conversationId;
+    const stored = await this.store.retrieve(id, { latestSessionOnly: !query.allSessions });
+    const events = this.deserialize(stored ?? []);
+    let sessions = query.allSessions ? splitSessions(events) : [events];
+    const until = query.until;
+    if (until !== null) {
+      sessions = sessions
+        .map((s) => [
+          ...DialogueStateTracker.fromEvents(id, s, assistant.domain).travelBackInTime(until)
+            .events,
+        ])
+        .filter((s) => s.length > 0);
+      if (sessions.length === 0) sessions = [[]];
+    }
+    return writeTestStories(id, sessions);
+  }
+
+  /** Whether the conversation has stored events. */
+  exists(conversationId: string): Promise<boolean> {
+    return this.store.exists(conversationId);
+  }
+
+  /** The processor of an assistant (one per turn: it carries the turn's clock). */
+  processor(assistant: LoadedAssistant, now: () => number): DialogueProcessor {
+    return new DialogueProcessor(assistant.domain, assistant.policies ?? null, {
+      endpoint: this.options.actionEndpoint,
+      nlg: this.options.nlg,
+      maxPredictions: this.options.maxPredictions,
+      now,
+      warn: (message, data) => this.log.warn(message, data ?? {}),
+    });
+  }
+
+  // --- The commit --------------------------------------------------------------------------
+
+  /**
+   * A dialogue turn: a session start when due (with the channel's session metadata), then
+   * `work` on the processor. Timestamps come from a clock that never runs backwards within the
+   * turn, so events keep their order.
+   */
+  private dialogueTurn(
+    conversationId: string,
+    assistant: LoadedAssistant,
+    sessionMetadata: JsonObject | null,
+    delivery: Delivery,
+    work: (processor: DialogueProcessor, tracker: DialogueStateTracker) => Promise<void> | void,
+  ): Promise<CommittedTurn> {
+    return this.commit(
+      conversationId,
+      assistant,
+      async (t, now) => {
+        const start = t.events.length;
+        t.modelId = assistant.modelId;
+        t.assistantId = assistant.assistantId;
+        let last = now;
+        const tick = (): number => {
+          const current = Math.max(this.clock.now(), last + 0.000001);
+          last = Math.round(current * 1e6) / 1e6;
+          return last;
+        };
+        if (needsSessionStart(t, assistant.domain, now)) {
+          const events = startSession(
+            t,
+            assistant.domain,
+            tick(),
+            stamp(assistant),
+            sessionMetadata,
+          );
+          for (const e of events) {
+            t.update(e);
+            last = Math.max(last, e.timestamp);
+          }
+        }
+        await work(this.processor(assistant, tick), t);
+        return t.events.slice(start);
+      },
+      delivery,
+    );
+  }
+
+  /** A dialogue route's turn: output per `output_channel`, answered with tracker and messages. */
+  private async answeredTurn(
+    conversationId: string,
+    assistant: LoadedAssistant,
+    outputChannel: OutputChannelName,
+    verbosity: EventVerbosity,
+    work: (p: DialogueProcessor, t: DialogueStateTracker, channel: string | null) => Promise<void>,
+  ): Promise<TurnAnswer> {
+    const delivery: Delivery = { output: null, effects: true };
+    const turn = await this.dialogueTurn(
+      conversationId,
+      assistant,
+      null,
+      delivery,
+      async (p, t) => {
+        const output = this.resolveOutput(outputChannel, t) ?? new CollectingOutputChannel();
+        delivery.output = output;
+        await work(p, t, output.name);
+      },
+    );
+    const tracker = turn.tracker.currentState(verbosity);
+    return turn.output instanceof CollectingOutputChannel
+      ? { tracker, messages: turn.output.messages }
+      : { tracker };
+  }
+
+  /**
+   * The one place a conversation changes: under its lock, `produce` runs on the latest session
+   * (it applies its events to the tracker and returns them), and they are stored with one
+   * conditional append; on a conflict (another instance wrote) the session is reloaded and
+   * `produce` runs again. The session leaves the cache while it is being changed, so readers
+   * never see events that are not stored. After the lock is released, the listeners hear of
+   * the committed turn.
+   */
+  private async commit(
+    conversationId: string,
+    assistant: LoadedAssistant,
+    produce: Produce,
+    delivery: Delivery,
+  ): Promise<CommittedTurn> {
+    const turn = await this.locks.withLock(conversationId, async (): Promise<CommittedTurn> => {
+      for (let attempt = 1; ; attempt++) {
+        const session = await this.latestSession(conversationId, assistant, attempt > 1);
+        this.cache.delete(conversationId);
+        const events = await produce(session.tracker, this.clock.now());
+        const encoded = events.map(encodeEvent);
+        const version = await this.store.appendIfUnchanged(
+          conversationId,
+          encoded,
+          session.version,
+        );
+        if (version !== null) {
+          session.version = version;
+          for (const e of encoded) session.bytes += e.json.length * MEMORY_PER_JSON_CHAR;
+          this.cache.set(conversationId, session);
+          return {
+            conversationId,
+            kind: 'append',
+            events,
+            firstSeq: version.lastSeq - events.length + 1,
+            tracker: session.tracker,
+            output: delivery.output,
+            effects: delivery.effects,
+          };
+        }
+        if (attempt >= MAX_WRITE_ATTEMPTS) {
+          throw new DialogueError(
+            'TRACKER.CONVERSATION_ERROR',
+            `Conversation '${conversationId}' kept changing under concurrent writers; the events were not stored. Use LOCK_STORE=postgres when several instances share a database.`,
+          );
+        }
+      }
+    });
+    await this.announce(turn);
+    return turn;
+  }
+
+  /** Tells every listener, in order; a failing listener is logged and the others still run. */
+  private async announce(turn: CommittedTurn): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener.onTurnCommitted(turn);
+      } catch (error) {
+        this.log.error('a turn listener failed', {
+          sender: turn.conversationId,
+          listener: listener.constructor.name,
+          error: (error as Error).message,
+        });
+      }
+    }
+  }
+
+  /** The latest session, from the cache or the store. */
+  private async latestSession(
+    conversationId: string,
+    assistant: LoadedAssistant,
+    reload: boolean,
+  ): Promise<CachedSession> {
+    const cached = reload ? undefined : this.cache.get(conversationId);
+    if (cached !== undefined) return cached;
+    const read = await this.store.retrieveVersioned(conversationId, { latestSessionOnly: true });
+    const events = read?.events ?? [];
+    return {
+      tracker: this.build(conversationId, events, assistant),
+      version: read?.version ?? null,
+      firstSeq: read?.firstSeq ?? 1,
+      bytes: estimateJsonSize(events) * MEMORY_PER_JSON_CHAR,
+    };
+  }
+
+  /**
+   * Every stored event of the conversation as a tracker, for reading only (callers must not
+   * update it: it may be the cached one). A cached session that covers the whole log is reused
+   * after a one-row version check; otherwise the log is read and, when it is a single session,
+   * cached.
+   */
+  private async fullTracker(
+    conversationId: string,
+    assistant: LoadedAssistant,
+  ): Promise<DialogueStateTracker> {
+    const cached = this.cache.get(conversationId);
+    if (cached !== undefined && cached.firstSeq === 1 && cached.version !== null) {
+      const current = await this.store.version(conversationId);
+      if (sameVersion(current, cached.version)) return cached.tracker;
+    }
+    const read = await this.store.retrieveVersioned(conversationId);
+    const tracker = this.build(conversationId, read?.events ?? [], assistant);
+    if (read !== null && splitSessions(tracker.events).length <= 1) {
+      this.cache.set(conversationId, {
+        tracker,
+        version: read.version,
+        firstSeq: 1,
+        bytes: estimateJsonSize(read.events) * MEMORY_PER_JSON_CHAR,
+      });
+    }
+    return tracker;
+  }
+
+  private build(
+    conversationId: string,
+    stored: readonly SerializedEvent[],
+    assistant: LoadedAssistant,
+  ): DialogueStateTracker {
+    return DialogueStateTracker.fromEvents(
+      conversationId,
+      this.deserialize(stored),
+      assistant.domain,
+    );
+  }
+
+  private deserialize(stored: readonly SerializedEvent[]): DialogueEvent[] {
+    const now = (): number => this.clock.now();
+    return stored.map((r) => {
+      const event = deserializeEvent(r, now);
+      this.wireForm.set(event, r);
+      return event;
+    });
+  }
+
+  private async requireExisting(conversationId: string): Promise<void> {
+    if (!(await this.store.exists(conversationId))) throw conversationNotFound();
+  }
+
+  /** Rasa's output channel resolution (`latest`, a registered channel name, else collect). */
+  private resolveOutput(
+    name: OutputChannelName,
+    tracker: DialogueStateTracker | null,
+  ): OutputChannel | null {
+    if (name === null || name === '') return null;
+    const resolved = name === 'latest' ? (tracker?.latestInputChannel ?? null) : name;
+    return resolved === null ? null : this.outputs.resolve(resolved);
+  }
+}
+
+function predictionBody(
+  processor: DialogueProcessor,
+  tracker: DialogueStateTracker,
+  sorted: boolean,
+  verbosity: EventVerbosity = EventVerbosity.AFTER_RESTART,
+): JsonObject {
+  const prediction = processor.predict(tracker);
+  if (prediction === null) {
+    throw new DialogueError(
+      'DIALOGUE.NO_CORE_MODEL',
+      'The loaded model has no dialogue policies (NLU-only model); cannot predict the next action.',
+    );
+  }
+  const names = processor.domain.actionNamesOrTexts;
+  const scores = names.map((action, i) => ({ action, score: prediction.probabilities[i] ?? 0 }));
+  if (sorted) {
+    scores.sort((a, b) =>
+      b.score !== a.score
+        ? b.score - a.score
+        : a.action < b.action
+          ? -1
+          : a.action > b.action
+            ? 1
+            : 0,
+    );
+  }
+  return {
+    scores,
+    policy: prediction.policyName,
+    confidence: prediction.maxConfidence,
+    tracker: tracker.currentState(verbosity),
+  };
+}
+
+export function conversationNotFound(): DialogueError {
+  return new DialogueError('TRACKER.CONVERSATION_NOT_FOUND', 'Conversation ID not found.');
+}
+
+function stamp(assistant: LoadedAssistant): Record<string, unknown> {
+  return { model_id: assistant.modelId, assistant_id: assistant.assistantId };
+}
+
+/** Adds model_id / assistant_id to a raw event's metadata unless they are already set. */
+function withModelMetadata(
+  raw: Record<string, unknown>,
+  assistant: LoadedAssistant,
+): Record<string, unknown> {
+  const given = raw.metadata;
+  const metadata =
+    typeof given === 'object' && given !== null && !Array.isArray(given)
+      ? { ...stamp(assistant), ...(given as Record<string, unknown>) }
+      : stamp(assistant);
+  return { ...raw, metadata };
+}
+
+function sameVersion(a: StoreVersion | null, b: StoreVersion | null): boolean {
+  return (
+    a === b ||
+    (a !== null && b !== null && a.generation === b.generation && a.lastSeq === b.lastSeq)
+  );
+}
+
+function startsWithSessionStart(raw: readonly Record<string, unknown>[]): boolean {
+  const [a, b] = raw;
+  return (
+    a?.event === 'action' && a.name === 'action_session_start' && b?.event === 'session_started'
+  );
+}
+
+/** A time for the next event: `now`, or just after the last of `events` if that is later. */
+function after(events: readonly DialogueEvent[], now: number): number {
+  const last = events[events.length - 1]?.timestamp;
+  return last !== undefined && last >= now ? Math.round((last + 0.001) * 1e6) / 1e6 : now;
+}
+
+function asUserEvent(event: DialogueEvent): UserUttered {
+  if (event.type !== 'user') throw new Error('expected a user event');
+  return event;
+}

@@ -1,0 +1,25 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { EngineModule } from 'src/modules/engine';
+import { type AppConfig } from 'src/platform/config/app-config';
+import { ConversationDialogueController } from './conversation-dialogue.controller';
+import { ModelDialogueController } from './model-dialogue.controller';
+import { TrackerController } from './tracker.controller';
+
+/**
+ * Rasa's conversation routes (`--enable-api`): the tracker (operations 3–7, 11), the dialogue
+ * routes (execute, trigger_intent, predict) and the model's dialogue routes (`/model/predict`,
+ * `/model/test/stories`). Controllers parse each request into a typed command and hand it to
+ * the ConversationRuntime; they hold no state of their own.
+ */
+@Module({})
+export class ConversationsModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: ConversationsModule,
+      imports: [EngineModule],
+      controllers: config.http.enableApi
+        ? [TrackerController, ConversationDialogueController, ModelDialogueController]
+        : [],
+    };
+  }
+}

@@ -1,0 +1,2 @@
+// The conversations module's public surface: other modules import from here only.
+export { ConversationsModule } from './conversations.module';

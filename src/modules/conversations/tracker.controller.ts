@@ -1,0 +1,117 @@
+import {
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ConversationRuntime, type TrackerState } from 'src/core';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { validConversationIdOf } from 'src/platform/http/conversation-id';
+import {
+  addMessageCommand,
+  appendEventsCommand,
+  type ConversationParams,
+  replaceEventsCommand,
+} from './commands';
+import { boolParam, floatParam, verbosityParam } from './query-params';
+
+/** Rasa's tracker routes (operations 3–7 and 11). Auth runs first (global guard). */
+@Controller('conversations')
+export class TrackerController {
+  private readonly maxTextLength: number;
+
+  constructor(
+    private readonly runtime: ConversationRuntime,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.maxTextLength = config.http.maxTextLength;
+  }
+
+  @Get('*conversationId/tracker')
+  getTracker(
+    @Req() req: Request,
+    @Query('include_events') includeEvents: unknown,
+    @Query('until') until: unknown,
+  ): Promise<TrackerState> {
+    return this.runtime.tracker({
+      conversationId: validConversationIdOf(req),
+      verbosity: verbosityParam(includeEvents),
+      until: floatParam(until),
+    });
+  }
+
+  @Delete('*conversationId/tracker')
+  @HttpCode(204)
+  async deleteTracker(@Req() req: Request): Promise<void> {
+    await this.runtime.deleteConversation(validConversationIdOf(req));
+  }
+
+  @Post('*conversationId/tracker/events')
+  @HttpCode(200)
+  appendEvents(
+    @Req() req: Request,
+    @Query('include_events') includeEvents: unknown,
+    @Query('execute_side_effects') executeSideEffects: unknown,
+    @Query('output_channel') outputChannel: unknown,
+  ): Promise<TrackerState> {
+    const body: unknown = req.body;
+    const command = appendEventsCommand(
+      params(req, includeEvents, outputChannel),
+      body,
+      boolParam(executeSideEffects, false),
+      this.maxTextLength,
+    );
+    return this.runtime.appendEvents(command);
+  }
+
+  @Put('*conversationId/tracker/events')
+  replaceEvents(
+    @Req() req: Request,
+    @Query('include_events') includeEvents: unknown,
+  ): Promise<TrackerState> {
+    const body: unknown = req.body;
+    return this.runtime.replaceEvents(
+      replaceEventsCommand(params(req, includeEvents, undefined), body, this.maxTextLength),
+    );
+  }
+
+  @Get('*conversationId/story')
+  async getStory(
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @Query('until') until: unknown,
+    @Query('all_sessions') allSessions: unknown,
+  ): Promise<string> {
+    const story = await this.runtime.story({
+      conversationId: validConversationIdOf(req),
+      until: floatParam(until),
+      allSessions: boolParam(allSessions, false),
+    });
+    res.type('text/plain; charset=utf-8');
+    return story;
+  }
+
+  @Post('*conversationId/messages')
+  @HttpCode(200)
+  addMessage(
+    @Req() req: Request,
+    @Query('include_events') includeEvents: unknown,
+  ): Promise<TrackerState> {
+    const body: unknown = req.body;
+    return this.runtime.addMessage(
+      addMessageCommand(params(req, includeEvents, undefined), body, this.maxTextLength),
+    );
+  }
+}
+
+/** The conversation id of the path (checked against the id rules) and the shared parameters. */
+function params(req: Request, includeEvents: unknown, outputChannel: unknown): ConversationParams {
+  return { conversationId: validConversationIdOf(req), includeEvents, outputChannel };
+}
