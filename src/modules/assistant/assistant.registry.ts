@@ -19,8 +19,8 @@ export interface LoadedAssistant {
 }
 
 /**
- * The Domain port: holds the loaded assistant. Model loading (a later issue) fills it from an
- * archive; until then a domain file (`--domain`) or a test fills it. Routes that need an
+ * The Domain port: holds the loaded assistant. The model store fills it from a model archive;
+ * without a model, a domain file (`--domain`) or a test fills it. Routes that need an
  * assistant answer 409 while it is empty, as Rasa does without an agent.
  */
 @Injectable()
