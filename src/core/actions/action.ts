@@ -1,5 +1,3 @@
-import { type ResponseGenerator } from 'src/core/actions/nlg-server';
-import { type ActionEndpoint } from 'src/core/actions/remote-action';
 import { type Domain } from 'src/core/domain/domain';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
@@ -14,7 +12,7 @@ export interface ActionContext {
   readonly channel: string | null;
   readonly now: () => number;
   /** The custom action server (`endpoints.yml` `action_endpoint`), if configured. */
-  readonly endpoint: ActionEndpoint | null;
+  readonly endpoint: ActionServer | null;
   /** The `nlg` endpoint of endpoints.yml; absent or null: the domain's responses. */
   readonly nlg?: ResponseGenerator | null;
   /** Resolves another action by name (forms run their `utter_ask_*` and validators). */
@@ -22,6 +20,28 @@ export interface ActionContext {
   readonly random?: () => number;
   /** Reports a problem that does not stop the action (e.g. a failing slot-mapping action). */
   readonly warn?: (message: string, data?: JsonObject) => void;
+}
+
+/** The answer of an action server: events and responses (rasa-sdk's shape). */
+export interface ActionServerResponse {
+  readonly events: JsonObject[];
+  readonly responses: JsonObject[];
+}
+
+/** A custom action server (`ActionEndpoint` in remote-action.ts speaks its HTTP protocol). */
+export interface ActionServer {
+  call(name: string, ctx: ActionContext): Promise<ActionServerResponse>;
+}
+
+/** Where bot responses come from (Rasa's `NaturalLanguageGenerator`; `NlgServer` asks a server). */
+export interface ResponseGenerator {
+  /** A response dict (`{text?, buttons?, image?, ...}`), or null when there is none. */
+  generate(
+    name: string,
+    tracker: DialogueStateTracker,
+    channel: string | null,
+    kwargs: JsonObject,
+  ): Promise<JsonObject | null>;
 }
 
 /** An action the assistant can run (Rasa `Action`): returns the events it produces. */

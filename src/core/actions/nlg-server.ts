@@ -1,20 +1,15 @@
-import { ActionServerError, type ActionContext } from 'src/core/actions/action';
+import {
+  ActionServerError,
+  type ActionContext,
+  type ResponseGenerator,
+} from 'src/core/actions/action';
 import { generateResponse } from 'src/core/actions/nlg';
 import { type JsonObject } from 'src/core/events/event-base';
 import { isJsonObject } from 'src/core/events/json-values';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import { EventVerbosity } from 'src/core/tracker/event-verbosity';
 
-/** Where bot responses come from (Rasa's `NaturalLanguageGenerator`). */
-export interface ResponseGenerator {
-  /** A response dict (`{text?, buttons?, image?, ...}`), or null when there is none. */
-  generate(
-    name: string,
-    tracker: DialogueStateTracker,
-    channel: string | null,
-    kwargs: JsonObject,
-  ): Promise<JsonObject | null>;
-}
+export type { ResponseGenerator } from 'src/core/actions/action';
 
 /** The `nlg` entry of endpoints.yml (an NLG server). */
 export interface NlgEndpointConfig {

@@ -3,6 +3,8 @@ import {
   ActionServerError,
   type Action,
   type ActionContext,
+  type ActionServer,
+  type ActionServerResponse,
 } from 'src/core/actions/action';
 import { botUtteranceFrom } from 'src/core/actions/nlg';
 import { renderResponse } from 'src/core/actions/nlg-server';
@@ -22,14 +24,10 @@ export interface ActionEndpointConfig {
   readonly timeoutMs?: number;
 }
 
-/** The answer of an action server: events and responses (rasa-sdk's shape). */
-export interface ActionServerResponse {
-  readonly events: JsonObject[];
-  readonly responses: JsonObject[];
-}
+export type { ActionServerResponse } from 'src/core/actions/action';
 
 /** HTTP client of Rasa's custom action server protocol (`POST <url>` with the tracker and domain). */
-export class ActionEndpoint {
+export class ActionEndpoint implements ActionServer {
   constructor(
     readonly config: ActionEndpointConfig,
     private readonly version: string,

@@ -268,7 +268,10 @@ export class DialogueProcessor {
     return shouldPredictAnother(name);
   }
 
-  /** Runs a named action (op 8, `execute`): unknown names throw `DIALOGUE.UNKNOWN_ACTION`. */
+  /**
+   * Runs a named action (`POST /conversations/{id}/execute`): unknown names throw
+   * `DIALOGUE.UNKNOWN_ACTION`.
+   */
   async executeAction(
     tracker: DialogueStateTracker,
     name: string,

@@ -22,7 +22,10 @@ const DOMAIN_KEYS = new Set([
 ]);
 const CONFIG_KEYS = new Set(['recipe', 'language', 'assistant_id', 'pipeline', 'policies']);
 const NLU_KEYS = new Set(['version', 'nlu', 'responses']);
-/** Accepted, but not trained (dialogue policies come in a later issue). */
+/**
+ * Keys outside the domain, config and NLU parts: stories and rules are read by the stories
+ * reader; flows (Rasa Pro) are accepted but not trained.
+ */
 export const UNTRAINED_KEYS = ['stories', 'rules', 'flows'] as const;
 /** Deprecated body keys: accepted and ignored (query parameters decide). */
 export const DEPRECATED_KEYS = ['force', 'save_to_default_model_directory'] as const;

@@ -21,7 +21,7 @@ registerChannel({
 });
 
 /**
- * The Genesys Cloud Audio Connector voice stream (issue 7): on when credentials.yml has a
+ * The Genesys Cloud Audio Connector voice stream: on when credentials.yml has a
  * `genesys` entry; an invalid entry stops start-up with a message naming the key.
  */
 @Module({})
