@@ -2,9 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Clock, InMemoryLockStore, LockStore, SystemClock, TrackerStore } from 'src/core';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { PostgresLockStore } from './postgres-lock-store';
+import { PostgresTrackerStore } from './postgres-tracker-store';
 import { TrackerController } from './tracker.controller';
 import { TrackerService } from './tracker.service';
-import { TypeOrmTrackerStore } from './typeorm-tracker-store';
 
 /**
  * Conversation trackers: the PostgreSQL event log behind the TrackerStore port, the LockStore
@@ -22,7 +22,7 @@ export class TrackerModule {
       controllers: config.http.enableApi ? [TrackerController] : [],
       providers: [
         TrackerService,
-        { provide: TrackerStore, useClass: TypeOrmTrackerStore },
+        { provide: TrackerStore, useClass: PostgresTrackerStore },
         { provide: Clock, useClass: SystemClock },
         {
           provide: LockStore,
