@@ -7,7 +7,7 @@ import { DialogueModule } from 'src/modules/dialogue/dialogue.module';
 import { ModelStoreModule } from 'src/modules/model-store/model-store.module';
 import { ModelModule } from 'src/modules/model/model.module';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
-import { TrackerModule } from 'src/modules/tracker/tracker.module';
+import { TrackerModule } from 'src/modules/tracker';
 import { VoiceGatewayModule } from 'src/modules/voice-gateway/voice-gateway.module';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ConfigModule } from 'src/platform/config/config.module';

@@ -1,14 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { Clock, InMemoryLockStore, LockStore, SystemClock, TrackerStore } from 'src/core';
 import { type AppConfig } from 'src/platform/config/app-config';
+import { ConversationQuery } from './conversation-query';
+import { PostgresConversationQuery } from './postgres-conversation-query';
 import { PostgresLockStore } from './postgres-lock-store';
 import { PostgresTrackerStore } from './postgres-tracker-store';
 import { TrackerController } from './tracker.controller';
 import { TrackerService } from './tracker.service';
 
 /**
- * Conversation trackers: the PostgreSQL event log behind the TrackerStore port, the LockStore
- * (in-process, or PostgreSQL advisory locks for several instances) and the tracker routes.
+ * Conversation trackers: the PostgreSQL event log behind the TrackerStore port, the queries of
+ * the conversation tables behind ConversationQuery (this module owns those tables), the
+ * LockStore (in-process, or PostgreSQL advisory locks for several instances) and the tracker
+ * routes.
  * Global and imported once, by the app module: Nest 11 tells dynamic modules apart by object
  * identity, so a second `forRoot` would be a second store, lock store and session cache (and
  * the tracker routes twice).
@@ -23,6 +27,7 @@ export class TrackerModule {
       providers: [
         TrackerService,
         { provide: TrackerStore, useClass: PostgresTrackerStore },
+        { provide: ConversationQuery, useClass: PostgresConversationQuery },
         { provide: Clock, useClass: SystemClock },
         {
           provide: LockStore,
@@ -36,7 +41,7 @@ export class TrackerModule {
               : new InMemoryLockStore(),
         },
       ],
-      exports: [TrackerService, TrackerStore, LockStore, Clock],
+      exports: [TrackerService, TrackerStore, ConversationQuery, LockStore, Clock],
     };
   }
 }

@@ -1,10 +1,10 @@
 import { encodeWireEvent, type SerializedEvent } from 'src/core';
+import { PostgresTrackerStore } from 'src/modules/tracker';
 import {
   BATCHED_APPEND,
   batchedAppendParams,
 } from 'src/modules/tracker/persistence/batched-append';
 import { toEventRows } from 'src/modules/tracker/persistence/conversation-event.mapper';
-import { PostgresTrackerStore } from 'src/modules/tracker/postgres-tracker-store';
 import { buildTypeOrmOptions } from 'src/platform/database/typeorm-options';
 import { DataSource } from 'typeorm';
 
