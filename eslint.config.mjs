@@ -98,6 +98,32 @@ export default tseslint.config(
     },
   },
   {
+    // The conversation tables belong to the tracker module: other modules use its public
+    // surface (src/modules/tracker/index.ts), never its files or a DataSource of their own.
+    files: ['src/modules/conversations-graphql/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*', '../**'],
+              message: 'Use the src/… alias instead of parent-relative imports.',
+            },
+            {
+              group: ['src/modules/tracker/*', 'src/modules/tracker/**'],
+              message: "Import the tracker module's public surface: 'src/modules/tracker'.",
+            },
+            {
+              group: ['typeorm', '@nestjs/typeorm', 'pg'],
+              message: 'Conversation data comes through ConversationQuery (src/modules/tracker).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: {

@@ -67,27 +67,33 @@ export class InMemoryTrackerStore extends TrackerStore {
   }
 
   append(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {
-    if (events.length === 0) return Promise.resolve();
-    const stored = this.conversations.get(conversationId);
-    if (stored) stored.events.push(...copy(events));
-    else this.conversations.set(conversationId, { generation: randomUUID(), events: copy(events) });
+    this.write(conversationId, copy(events));
     return Promise.resolve();
   }
 
-  async appendIfUnchanged(
+  /** Appends events the store owns already (copied or parsed), synchronously. */
+  private write(conversationId: string, events: SerializedEvent[]): void {
+    if (events.length === 0) return;
+    const stored = this.conversations.get(conversationId);
+    if (stored) stored.events.push(...events);
+    else this.conversations.set(conversationId, { generation: randomUUID(), events });
+  }
+
+  /** Checks and appends in one synchronous step: concurrent writers cannot both pass the check. */
+  appendIfUnchanged(
     conversationId: string,
     events: readonly EncodedEvent[],
     expected: StoreVersion | null,
   ): Promise<StoreVersion | null> {
-    const current = await this.version(conversationId);
+    const stored = this.conversations.get(conversationId);
     const same =
-      current === null
+      stored === undefined
         ? expected === null
         : expected !== null &&
-          current.generation === expected.generation &&
-          current.lastSeq === expected.lastSeq;
-    if (!same) return null;
-    await this.append(
+          stored.generation === expected.generation &&
+          stored.events.length === expected.lastSeq;
+    if (!same) return Promise.resolve(null);
+    this.write(
       conversationId,
       events.map((e) => JSON.parse(e.json) as SerializedEvent),
     );
@@ -96,7 +102,8 @@ export class InMemoryTrackerStore extends TrackerStore {
 
   replace(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {
     this.conversations.delete(conversationId);
-    return this.append(conversationId, events);
+    this.write(conversationId, copy(events));
+    return Promise.resolve();
   }
 
   delete(conversationId: string): Promise<boolean> {

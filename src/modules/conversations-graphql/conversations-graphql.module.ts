@@ -3,6 +3,7 @@ import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from 
 import { GraphQLModule } from '@nestjs/graphql';
 import { OidcAuthMiddleware } from 'src/modules/auth/oidc/oidc-auth.middleware';
 import { OidcAuthModule } from 'src/modules/auth/oidc/oidc-auth.module';
+import { TrackerModule } from 'src/modules/tracker';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { AnswerBudget } from './answer-budget';
 import { complexityLimitPlugin } from './complexity.plugin';
@@ -50,6 +51,7 @@ export function apolloOptions(config: AppConfig): ApolloDriverConfig {
  */
 @Module({
   imports: [
+    TrackerModule,
     OidcAuthModule,
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,

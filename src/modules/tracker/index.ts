@@ -1,2 +1,17 @@
-// The tracker module's public surface: other modules import from here only.
+/** The tracker module's public surface: import from 'src/modules/tracker', not its files. */
+export {
+  ConversationQuery,
+  DEFAULT_ASSISTANT_ID,
+  type AddTagOutcome,
+  type ConversationPage,
+  type ConversationPageQuery,
+  type ConversationSnapshot,
+  type ConversationSummary,
+  type ConversationTag,
+  type EventWindow,
+  type WindowEvent,
+} from './conversation-query';
+export { PostgresConversationQuery } from './postgres-conversation-query';
+export { PostgresLockStore } from './postgres-lock-store';
+export { PostgresTrackerStore } from './postgres-tracker-store';
 export { TrackerModule } from './tracker.module';

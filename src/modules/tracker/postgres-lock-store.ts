@@ -19,7 +19,7 @@ const LOCK_NAMESPACE = 0x5061726c; // "Parl"
  */
 export class PostgresLockStore extends LockStore implements OnApplicationShutdown {
   private readonly logger = new Logger(PostgresLockStore.name);
-  private readonly local = new InMemoryLockStore();
+  private readonly local: InMemoryLockStore;
   private readonly pool: Pool;
 
   constructor(
@@ -28,6 +28,9 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
     private readonly lockTimeoutMs: number,
   ) {
     super();
+    // Waiters of this instance queue here first: the timeout bounds that wait too, and the
+    // advisory lock then gets what is left of it.
+    this.local = new InMemoryLockStore({ waitTimeoutMs: lockTimeoutMs });
     this.pool = new Pool({
       ...POOL_DEFAULTS,
       connectionString: url,
@@ -41,10 +44,17 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
   }
 
   withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
-    return this.local.withLock(conversationId, () => this.withAdvisoryLock(conversationId, work));
+    const deadline = Date.now() + this.lockTimeoutMs;
+    return this.local.withLock(conversationId, () =>
+      this.withAdvisoryLock(conversationId, deadline, work),
+    );
   }
 
-  private async withAdvisoryLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+  private async withAdvisoryLock<T>(
+    conversationId: string,
+    deadline: number,
+    work: () => Promise<T>,
+  ): Promise<T> {
     const client: PoolClient = await this.pool.connect();
     // A checked-out client has no listener of the pool's: without this one, a connection the
     // server terminates while the work runs would be an unhandled 'error' event.
@@ -57,7 +67,8 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
     let locked = false;
     try {
       try {
-        await client.query(`SET lock_timeout = ${Math.floor(this.lockTimeoutMs)}`);
+        const left = Math.max(1, Math.floor(deadline - Date.now()));
+        await client.query(`SET lock_timeout = ${left}`);
         await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [
           LOCK_NAMESPACE,
           conversationId,

@@ -2,18 +2,21 @@ import { Module } from '@nestjs/common';
 import { InMemoryLockStore, LockStore, TrackerStore } from 'src/core';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { DATABASE_URL } from 'src/platform/database/database.module';
+import { ConversationQuery } from './conversation-query';
+import { PostgresConversationQuery } from './postgres-conversation-query';
 import { PostgresLockStore } from './postgres-lock-store';
-import { TypeOrmTrackerStore } from './typeorm-tracker-store';
+import { PostgresTrackerStore } from './postgres-tracker-store';
 
 /**
- * Conversation storage: the PostgreSQL event log behind the TrackerStore port and the
- * LockStore (in-process, or PostgreSQL advisory locks for several instances). It owns the
- * conversation tables; the runtime (EngineModule) and the GraphQL module use them through
- * ports only.
+ * Conversation storage. It owns the conversation tables: the PostgreSQL event log behind the
+ * TrackerStore port, the queries of the conversation-management API behind ConversationQuery,
+ * and the LockStore (in-process, or PostgreSQL advisory locks for several instances). The
+ * runtime (EngineModule) and the GraphQL module use them through these ports only.
  */
 @Module({
   providers: [
-    { provide: TrackerStore, useClass: TypeOrmTrackerStore },
+    { provide: TrackerStore, useClass: PostgresTrackerStore },
+    { provide: ConversationQuery, useClass: PostgresConversationQuery },
     {
       provide: LockStore,
       inject: [APP_CONFIG, DATABASE_URL],
@@ -24,9 +27,9 @@ import { TypeOrmTrackerStore } from './typeorm-tracker-store';
               Math.max(4, Math.floor(config.database.poolSize / 2)),
               config.lockStore.lockTimeoutMs,
             )
-          : new InMemoryLockStore(),
+          : new InMemoryLockStore({ waitTimeoutMs: config.lockStore.lockTimeoutMs }),
     },
   ],
-  exports: [TrackerStore, LockStore],
+  exports: [TrackerStore, LockStore, ConversationQuery],
 })
 export class TrackerModule {}

@@ -1,6 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { ConversationEventEntity } from 'src/modules/tracker/persistence/conversation-event.entity';
-import { ConversationEntity } from 'src/modules/tracker/persistence/conversation.entity';
 import { type DataSourceOptions } from 'typeorm';
 import { APPLICATION_NAME, POOL_DEFAULTS } from './database-errors';
 import { MIGRATIONS } from './migrations';
@@ -12,7 +10,8 @@ export function buildTypeOrmOptions(url: string, poolSize: number): DataSourceOp
   return {
     type: 'postgres',
     url,
-    entities: [ConversationEntity, ConversationEventEntity],
+    // No entities: the modules that own tables query them with SQL (the tracker module).
+    entities: [],
     migrations: MIGRATIONS,
     migrationsRun: false,
     migrationsTableName: 'parley_migrations',

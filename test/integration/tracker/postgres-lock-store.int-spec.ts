@@ -1,4 +1,4 @@
-import { PostgresLockStore } from 'src/modules/tracker/postgres-lock-store';
+import { PostgresLockStore } from 'src/modules/tracker';
 
 const url = (): string => {
   const u = process.env.DATABASE_URL;

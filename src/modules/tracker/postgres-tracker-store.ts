@@ -75,7 +75,7 @@ interface VersionRow {
  * one JSON array, so the client parses one string instead of thousands of rows.
  */
 @Injectable()
-export class TypeOrmTrackerStore extends TrackerStore {
+export class PostgresTrackerStore extends TrackerStore {
   private readonly batcher = new AppendBatcher((batch) => this.writeBatch(batch));
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
@@ -141,8 +141,22 @@ export class TypeOrmTrackerStore extends TrackerStore {
     events: readonly EncodedEvent[],
     expected: StoreVersion | null,
   ): Promise<StoreVersion | null> {
-    if (events.length === 0) return Promise.resolve(expected);
+    // Nothing to write: still only "unchanged" when the conversation is at `expected`.
+    if (events.length === 0) return this.versionIfAt(conversationId, expected);
     return this.batcher.submit({ conversationId, rows: toEventRows(events), expected });
+  }
+
+  private async versionIfAt(
+    conversationId: string,
+    expected: StoreVersion | null,
+  ): Promise<StoreVersion | null> {
+    const current = await this.version(conversationId);
+    const same =
+      current !== null &&
+      expected !== null &&
+      current.generation === expected.generation &&
+      current.lastSeq === expected.lastSeq;
+    return same ? current : null;
   }
 
   /**
