@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AssistantModule } from 'src/modules/assistant/assistant.module';
-import { AuthModule } from 'src/modules/auth/auth.module';
+import { AuthModule } from 'src/modules/auth';
 import { ChannelsModule } from 'src/modules/channels/channels.module';
 import { ConversationsModule } from 'src/modules/conversations';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql/conversations-graphql.module';

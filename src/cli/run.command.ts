@@ -3,7 +3,7 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { createParleyApp } from 'src/bootstrap/create-app';
-import { startEmbeddedIdpIfConfigured } from 'src/modules/auth/oidc/embedded-idp/embedded-idp.bootstrap';
+import { startEmbeddedIdpIfConfigured } from 'src/modules/auth';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { checkDatabaseUrl } from 'src/platform/database/database-preflight';
 import {

@@ -1,8 +1,7 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
-import { OidcAuthMiddleware } from 'src/modules/auth/oidc/oidc-auth.middleware';
-import { OidcAuthModule } from 'src/modules/auth/oidc/oidc-auth.module';
+import { OidcAuthMiddleware, OidcAuthModule } from 'src/modules/auth';
 import { TrackerModule } from 'src/modules/tracker';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { AnswerBudget } from './answer-budget';

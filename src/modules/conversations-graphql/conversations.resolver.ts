@@ -6,7 +6,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
-import { OidcRoleGuard } from 'src/modules/auth/oidc/oidc-role.guard';
+import { OidcRoleGuard } from 'src/modules/auth';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { AnswerBudget } from './answer-budget';
 import { toConversationFilter } from './conversation-filters';

@@ -1,0 +1,236 @@
+import {
+  AssistantSource,
+  CollectingOutputChannel,
+  type CommittedTurn,
+  ConversationRuntime,
+  Domain,
+  EventVerbosity,
+  FixedClock,
+  InMemoryLockStore,
+  InMemoryTrackerStore,
+  type JsonObject,
+  type LoadedAssistant,
+  OutputChannelDirectory,
+  OutputDelivery,
+  type RuntimeLog,
+  TurnListener,
+} from 'src/core';
+
+const DOMAIN = `
+version: "3.1"
+intents: [greet, goodbye]
+responses:
+  utter_greet:
+    - text: "Hello!"
+slots:
+  x:
+    type: any
+    mappings: [{ type: custom }]
+session_config:
+  session_expiration_time: 60
+`;
+
+class Served extends AssistantSource {
+  constructor(private readonly assistant: LoadedAssistant | null) {
+    super();
+  }
+  current(): LoadedAssistant | null {
+    return this.assistant;
+  }
+}
+
+class Recorder extends TurnListener {
+  readonly turns: CommittedTurn[] = [];
+  onTurnCommitted(turn: CommittedTurn): void {
+    this.turns.push(turn);
+  }
+}
+
+class Failing extends TurnListener {
+  onTurnCommitted(): never {
+    throw new Error('listener down');
+  }
+}
+
+function quietLog(): RuntimeLog & { errors: string[] } {
+  const errors: string[] = [];
+  return { errors, info: () => undefined, warn: () => undefined, error: (m) => errors.push(m) };
+}
+
+interface Setup {
+  runtime: ConversationRuntime;
+  store: InMemoryTrackerStore;
+  recorder: Recorder;
+  outputs: OutputChannelDirectory;
+  log: ReturnType<typeof quietLog>;
+}
+
+function setup(
+  options: { store?: InMemoryTrackerStore; listeners?: TurnListener[]; cacheSize?: number } = {},
+): Setup {
+  const store = options.store ?? new InMemoryTrackerStore();
+  const recorder = new Recorder();
+  const outputs = new OutputChannelDirectory();
+  const log = quietLog();
+  const domain = Domain.fromYaml(DOMAIN);
+  const runtime = new ConversationRuntime({
+    store,
+    locks: new InMemoryLockStore(),
+    clock: new FixedClock(1_700_000_000, 0.01),
+    assistants: new Served({ domain, modelId: 'm1', modelFile: null, assistantId: 'a1' }),
+    outputs,
+    listeners: [new OutputDelivery(log), ...(options.listeners ?? []), recorder],
+    log,
+    options: {
+      maxPredictions: 10,
+      maxTextLength: 1000,
+      cacheSize: options.cacheSize ?? 100,
+      cacheBytes: 10_000_000,
+      actionEndpoint: null,
+      nlg: null,
+    },
+  });
+  return { runtime, store, recorder, outputs, log };
+}
+
+const append = (
+  runtime: ConversationRuntime,
+  conversationId: string,
+  events: Record<string, unknown>[],
+  executeSideEffects = false,
+  outputChannel: string | null = null,
+): Promise<JsonObject> =>
+  runtime.appendEvents({
+    conversationId,
+    events,
+    verbosity: EventVerbosity.ALL,
+    executeSideEffects,
+    outputChannel,
+  });
+
+describe('ConversationRuntime', () => {
+  it('commits a turn to the store and tells the listeners its events and sequence numbers', async () => {
+    const { runtime, store, recorder } = setup();
+    await append(runtime, 'c1', [{ event: 'slot', name: 'x', value: 1 }]);
+    await append(runtime, 'c1', [
+      { event: 'slot', name: 'x', value: 2 },
+      { event: 'slot', name: 'x', value: 3 },
+    ]);
+
+    const stored = (await store.retrieve('c1')) ?? [];
+    // The first turn opened a session (action_session_start, session_started, action_listen)
+    // before the slot.
+    expect(stored.map((e) => e.event)).toEqual([
+      'action',
+      'session_started',
+      'action',
+      'slot',
+      'slot',
+      'slot',
+    ]);
+    expect(recorder.turns.map((t) => [t.kind, t.firstSeq, t.events.length])).toEqual([
+      ['append', 1, 4],
+      ['append', 5, 2],
+    ]);
+    expect(recorder.turns[1]?.tracker.getSlot('x')).toBe(3);
+  });
+
+  it('sends bot messages to the named output channel only when side effects are asked for', async () => {
+    const { runtime, outputs } = setup();
+    const channel = new CollectingOutputChannel('mychannel');
+    outputs.register('mychannel', () => channel);
+    const bot = { event: 'bot', text: 'hi there' };
+
+    await append(runtime, 'c2', [bot]);
+    expect(channel.messages).toEqual([]);
+
+    await append(runtime, 'c2', [bot], true, 'mychannel');
+    expect(channel.messages).toEqual([
+      expect.objectContaining({ recipient_id: 'c2', text: 'hi there' }),
+    ]);
+  });
+
+  it('runs an action and answers the collected bot messages with the tracker', async () => {
+    const { runtime } = setup();
+    await append(runtime, 'c3', [{ event: 'user', text: 'hey' }]);
+    const answer = await runtime.execute({
+      conversationId: 'c3',
+      action: 'utter_greet',
+      policy: null,
+      confidence: null,
+      outputChannel: null,
+      verbosity: EventVerbosity.AFTER_RESTART,
+    });
+    expect(answer.messages).toEqual([
+      expect.objectContaining({ recipient_id: 'c3', text: 'Hello!' }),
+    ]);
+    const events = answer.tracker.events as JsonObject[];
+    expect(events.some((e) => e.event === 'bot' && e.text === 'Hello!')).toBe(true);
+  });
+
+  it('refuses an action on a conversation that does not exist, storing nothing', async () => {
+    const { runtime, store, recorder } = setup();
+    await expect(
+      runtime.execute({
+        conversationId: 'ghost',
+        action: 'utter_greet',
+        policy: null,
+        confidence: null,
+        outputChannel: null,
+        verbosity: EventVerbosity.AFTER_RESTART,
+      }),
+    ).rejects.toMatchObject({ code: 'TRACKER.CONVERSATION_NOT_FOUND' });
+    expect(await store.exists('ghost')).toBe(false);
+    expect(recorder.turns).toEqual([]);
+  });
+
+  it('reloads and redoes the work when another instance wrote first (no lost update)', async () => {
+    const store = new InMemoryTrackerStore();
+    const a = setup({ store });
+    const b = setup({ store });
+    await append(a.runtime, 'shared', [{ event: 'slot', name: 'n', value: 'a1' }]);
+    // b writes behind a's back: a's cached session is now stale.
+    await append(b.runtime, 'shared', [{ event: 'slot', name: 'n', value: 'b1' }]);
+    await append(a.runtime, 'shared', [{ event: 'slot', name: 'n', value: 'a2' }]);
+
+    const values = ((await store.retrieve('shared')) ?? [])
+      .filter((e) => e.event === 'slot')
+      .map((e) => (e as JsonObject).value);
+    expect(values).toEqual(['a1', 'b1', 'a2']);
+    const last = a.recorder.turns[a.recorder.turns.length - 1];
+    // Session start (3) + a1 + b1 before it.
+    expect(last?.firstSeq).toBe(6);
+  });
+
+  it('keeps a committed turn when a listener fails, and still runs the listeners after it', async () => {
+    const { runtime, store, recorder, log } = setup({ listeners: [new Failing()] });
+    await append(runtime, 'c4', [{ event: 'slot', name: 'x', value: 1 }]);
+    expect(await store.exists('c4')).toBe(true);
+    expect(recorder.turns).toHaveLength(1);
+    expect(log.errors).toEqual(['a turn listener failed']);
+  });
+
+  it('announces a replace as the whole new log', async () => {
+    const { runtime, store, recorder } = setup();
+    await append(runtime, 'c5', [{ event: 'slot', name: 'x', value: 1 }]);
+    await runtime.replaceEvents({
+      conversationId: 'c5',
+      events: [{ event: 'slot', name: 'y', value: 2 }],
+      verbosity: EventVerbosity.ALL,
+    });
+    expect((await store.retrieve('c5'))?.map((e) => e.event)).toEqual(['slot']);
+    const last = recorder.turns[recorder.turns.length - 1];
+    expect([last?.kind, last?.firstSeq, last?.events.length]).toEqual(['replace', 1, 1]);
+  });
+
+  it('reads a tracker it did not write through the same cache rules (stale cache detected)', async () => {
+    const store = new InMemoryTrackerStore();
+    const a = setup({ store });
+    const b = setup({ store });
+    await append(a.runtime, 'c6', [{ event: 'slot', name: 'x', value: 1 }]);
+    await a.runtime.trackerState('c6', EventVerbosity.ALL);
+    await append(b.runtime, 'c6', [{ event: 'slot', name: 'x', value: 2 }]);
+    const state = await a.runtime.trackerState('c6', EventVerbosity.ALL);
+    expect((state.slots as JsonObject).x).toBe(2);
+  });
+});
