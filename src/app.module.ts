@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AssistantModule } from 'src/modules/assistant/assistant.module';
 import { AuthModule } from 'src/modules/auth/auth.module';
-import { ChannelsModule } from 'src/modules/channels/channels.module';
+import { ChannelsModule } from 'src/modules/channels';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql/conversations-graphql.module';
 import { DialogueModule } from 'src/modules/dialogue/dialogue.module';
 import { ModelStoreModule } from 'src/modules/model-store/model-store.module';
@@ -25,10 +25,10 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
         DatabaseModule.forRoot(databaseUrl, config.database.poolSize),
-        // Routes are registered in this order, and Express tries them one by one: the dialogue
-        // module (the REST channel's webhook, every user message) and the channels come first.
-        DialogueModule.forRoot(config),
+        // Routes are registered in this order, and Express tries them one by one: the channels
+        // (the REST channel's webhook, every user message) and the dialogue module come first.
         ChannelsModule.forRoot(config),
+        DialogueModule.forRoot(config),
         AssistantModule,
         AuthModule,
         HealthModule,

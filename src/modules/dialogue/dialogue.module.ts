@@ -6,13 +6,12 @@ import { ConversationDialogueController } from './conversation-dialogue.controll
 import { DialogueService } from './dialogue.service';
 import { ModelDialogueController } from './model-dialogue.controller';
 import { ReminderScheduler } from './reminder.scheduler';
-import { RestWebhookController } from './rest-webhook.controller';
 import { DialogueSideEffects } from './side-effects.service';
 
 /**
  * The dialogue engine as a Nest module: the message loop (MessageHandler, injected by every
  * channel), the output-channel registry for `output_channel`, reminders, the dialogue routes
- * (execute, trigger_intent, predict, model/predict, model/test/stories) and the `rest` channel.
+ * (execute, trigger_intent, predict, model/predict, model/test/stories).
  */
 @Global()
 @Module({})
@@ -20,10 +19,9 @@ export class DialogueModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: DialogueModule,
-      controllers: [
-        RestWebhookController,
-        ...(config.http.enableApi ? [ConversationDialogueController, ModelDialogueController] : []),
-      ],
+      controllers: config.http.enableApi
+        ? [ConversationDialogueController, ModelDialogueController]
+        : [],
       providers: [
         DialogueService,
         OutputChannelDirectory,
