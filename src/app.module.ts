@@ -1,10 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AssistantModule } from 'src/modules/assistant/assistant.module';
 import { AuthModule } from 'src/modules/auth';
-import { ChannelsModule } from 'src/modules/channels/channels.module';
+import { ChannelsModule } from 'src/modules/channels';
 import { ConversationsModule } from 'src/modules/conversations';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql/conversations-graphql.module';
-import { DialogueModule } from 'src/modules/dialogue/dialogue.module';
 import { ModelStoreModule } from 'src/modules/model-store/model-store.module';
 import { ModelModule } from 'src/modules/model/model.module';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
@@ -25,9 +24,8 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
         DatabaseModule.forRoot(databaseUrl, config.database.poolSize),
-        // Routes are registered in this order, and Express tries them one by one: the dialogue
-        // module (the REST channel's webhook, every user message) and the channels come first.
-        DialogueModule,
+        // Routes are registered in this order, and Express tries them one by one: the channels
+        // (the REST channel's webhook, every user message) come first.
         ChannelsModule.forRoot(config),
         AssistantModule,
         AuthModule,

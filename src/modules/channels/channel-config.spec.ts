@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { DialogueError } from 'src/core';
-import { configureChannels, registerChannel } from './channel-config';
+import { configureChannels, VOICE_CONNECTOR_KEY } from './channel-config';
 import { parseCredentials } from './credentials';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -118,12 +118,26 @@ describe('configureChannels', () => {
     ).toContain('"myio" is configured twice');
   });
 
-  it('accepts keys that another module registered', () => {
-    const seen: unknown[] = [];
-    registerChannel({ name: 'voicetest', validate: (settings) => seen.push(settings) });
-    expect(setup({ voicetest: { api_key: 'k' } }).channels).toEqual([
-      { kind: 'registered', name: 'voicetest', settings: { api_key: 'k' } },
+  it('accepts the voice connector key and checks it with the voice validation', () => {
+    const genesys = {
+      api_key: 'k',
+      server_url: 'x.example.com',
+      asr: { name: 'pocketsphinx' },
+      tts: { name: 'flite' },
+    };
+    expect(VOICE_CONNECTOR_KEY).toBe('genesys');
+    expect(setup({ rest: null, genesys }).channels).toEqual([
+      { kind: 'rest', name: 'rest' },
+      { kind: 'voice', name: 'genesys', settings: genesys },
     ]);
-    expect(seen).toEqual([{ api_key: 'k' }]);
+    expect(() => setup({ genesys: { ...genesys, api_key: undefined } })).toThrow(
+      /genesys\.api_key/,
+    );
+  });
+
+  it('names every built-in channel when a key is unknown', () => {
+    expect(failure({ slak: null }).message).toContain(
+      'use rest, callback, socketio, genesys or <module-path>.<ClassName>',
+    );
   });
 });

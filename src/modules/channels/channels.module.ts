@@ -5,12 +5,15 @@ import { type AppConfig } from 'src/platform/config/app-config';
 import { configureChannels } from './channel-config';
 import { CHANNEL_SETUP, ChannelsService } from './channels.service';
 import { readCredentialsFile } from './credentials';
+import { RestWebhookController } from './rest/rest-webhook.controller';
 import { webhookController } from './webhook.controller';
 
 /**
- * Input channels from a Rasa-style `credentials.yml` (`--credentials`): `callback`, `socketio`
- * and custom channels, each at `/webhooks/<name>/`. `rest` is accepted here and served by the
- * dialogue module. Bad entries stop the start with an error naming the key.
+ * The input channels: `rest` (always served), and from a Rasa-style `credentials.yml`
+ * (`--credentials`) `callback`, `socketio` and custom channels, each at `/webhooks/<name>/`.
+ * The voice connector's key (`genesys`) is accepted and checked here and served by the voice
+ * gateway module. Bad entries stop the start with an error naming the key. Needs the core
+ * ports MessageHandler, ConversationReader and OutputChannelDirectory from the application.
  */
 @Module({})
 export class ChannelsModule {
@@ -24,11 +27,10 @@ export class ChannelsModule {
       .map((c) => webhookController(c.name, c.kind !== 'socketio'));
     return {
       module: ChannelsModule,
-      global: true,
+      // The REST webhook carries every user message: its route is registered first.
       imports: [EngineModule],
-      controllers,
+      controllers: [RestWebhookController, ...controllers],
       providers: [{ provide: CHANNEL_SETUP, useValue: setup }, ChannelsService],
-      exports: [ChannelsService],
     };
   }
 }

@@ -2,10 +2,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseVoiceConnectorConfig, VoiceConfigError, type VoiceConnectorConfig } from 'src/core';
 import { readNluYaml } from 'src/core/training-data';
+import { VOICE_CONNECTOR_KEY } from 'src/modules/channels';
 import { parse as parseYaml } from 'yaml';
 
 /** The connector key in credentials.yml (Rasa's `genesys` channel); also the URL segment. */
-export const GENESYS_PROVIDER = 'genesys';
+export const GENESYS_PROVIDER = VOICE_CONNECTOR_KEY;
 
 export interface VoiceGatewayConfig extends VoiceConnectorConfig {
   /** Phrases for the offline recogniser's grammar (NLU examples of `asr.training_data`). */

@@ -1,28 +1,20 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { parseVoiceConnectorConfig } from 'src/core';
-import { registerChannel } from 'src/modules/channels/channel-config';
+import { EngineModule } from 'src/modules/engine';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { SpeechEngineFactory } from './engines/speech-engine.factory';
 import { GenesysHealthController } from './genesys-health.controller';
 import { VoiceAuthService } from './voice-auth.service';
-import { GENESYS_PROVIDER, readVoiceCredentials } from './voice-credentials';
+import { readVoiceCredentials } from './voice-credentials';
 import { VoiceGatewayService } from './voice-gateway.service';
 import { VOICE_CONFIG } from './voice-gateway.tokens';
 import { VoiceMetrics } from './voice-metrics';
 import { VoiceWsAdapter } from './voice-ws.adapter';
 
-// credentials.yml may list the voice connector: the channels reader accepts its key and checks
-// it with the same validation as this module.
-registerChannel({
-  name: GENESYS_PROVIDER,
-  validate: (settings) => {
-    parseVoiceConnectorConfig(settings, GENESYS_PROVIDER);
-  },
-});
-
 /**
- * The Genesys Cloud Audio Connector voice stream: on when credentials.yml has a
- * `genesys` entry; an invalid entry stops start-up with a message naming the key.
+ * The Genesys Cloud Audio Connector voice stream, the fifth input channel: on when
+ * credentials.yml has a `genesys` entry (a key the channels module knows and checks too); an
+ * invalid entry stops start-up with a message naming the key. It takes the core ports
+ * MessageHandler and ConversationReader from the composition root (EngineModule).
  */
 @Module({})
 export class VoiceGatewayModule {
@@ -31,6 +23,7 @@ export class VoiceGatewayModule {
     if (voice === null) return { module: VoiceGatewayModule };
     return {
       module: VoiceGatewayModule,
+      imports: [EngineModule],
       controllers: [GenesysHealthController],
       providers: [
         { provide: VOICE_CONFIG, useValue: voice },

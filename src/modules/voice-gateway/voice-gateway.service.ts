@@ -1,14 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import {
   type AudioHookListener,
   AudioHookSession,
+  ConversationReader,
+  EventVerbosity,
+  type JsonObject,
   MessageHandler,
   type OpenParameters,
-  TrackerStore,
   VoiceCall,
 } from 'src/core';
-import { type JsonObject } from 'src/core/events/event-base';
+import { ChannelInput } from 'src/modules/channels';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { type RawData, type WebSocket } from 'ws';
 import { SpeechEngineFactory } from './engines/speech-engine.factory';
 import { type AuthOutcome } from './voice-auth.service';
@@ -32,20 +34,30 @@ export function stripTelPrefix(value: string): string {
 
 /**
  * Runs one AudioHook session per accepted WebSocket and, once `open` arrives for a real call,
- * one VoiceCall wired to the dialogue processor (the MessageHandler port), the speech engines
- * and the tracker store (for `outputVariables`).
+ * one VoiceCall wired to the dialogue processor (the MessageHandler port, through the channels'
+ * input contract), the speech engines and the ConversationReader port (for `outputVariables`).
  */
 @Injectable()
 export class VoiceGatewayService {
   private readonly logger = new Logger(VoiceGatewayService.name);
   private readonly calls = new Set<VoiceCall>();
+  private readonly input: ChannelInput;
 
   constructor(
     @Inject(VOICE_CONFIG) private readonly config: VoiceGatewayConfig,
     private readonly engines: SpeechEngineFactory,
     private readonly metrics: VoiceMetrics,
-    private readonly moduleRef: ModuleRef,
-  ) {}
+    handler: MessageHandler,
+    private readonly conversations: ConversationReader,
+    @Inject(APP_CONFIG) app: AppConfig,
+  ) {
+    // A failed turn is logged by the call ('handling a voice message failed').
+    this.input = new ChannelInput(handler, {
+      channel: config.provider,
+      maxTextLength: app.http.maxTextLength,
+      log: null,
+    });
+  }
 
   get activeCalls(): number {
     return this.calls.size;
@@ -139,7 +151,7 @@ export class VoiceGatewayService {
       conversationId,
       channel: this.config.provider,
       sessionMetadata: metadata,
-      handler: this.messageHandler(log),
+      handler: this.input,
       recognizer: this.engines.createRecognizer(),
       synthesizer: this.engines.getSynthesizer(),
       session: {
@@ -165,32 +177,18 @@ export class VoiceGatewayService {
     return call;
   }
 
-  private messageHandler(log: { warn: (m: string, c?: JsonObject) => void }): MessageHandler {
-    try {
-      return this.moduleRef.get(MessageHandler, { strict: false });
-    } catch {
-      log.warn(
-        'no dialogue processor (MessageHandler) is available: caller messages are not answered',
-      );
-      return { handleMessage: () => Promise.resolve() };
-    }
-  }
-
-  /** Slots named in `output_variables`, as strings, from the conversation's latest session. */
+  /** Slots named in `output_variables`, as strings, from the conversation's tracker. */
   private async outputVariables(conversationId: string): Promise<Record<string, string>> {
     const names = this.config.outputVariables;
     if (names.length === 0) return {};
-    const store = this.moduleRef.get(TrackerStore, { strict: false });
-    const events = (await store.retrieve(conversationId, { latestSessionOnly: true })) ?? [];
-    const values = new Map<string, unknown>();
-    for (const event of events) {
-      const e = event as unknown as JsonObject;
-      if (e.event === 'slot' && typeof e.name === 'string') values.set(e.name, e.value);
-      if (e.event === 'reset_slots' || e.event === 'restart') values.clear();
-    }
+    const tracker = await this.conversations.trackerState(
+      conversationId,
+      EventVerbosity.AFTER_RESTART,
+    );
+    const slots = (tracker.slots ?? {}) as JsonObject;
     const out: Record<string, string> = {};
     for (const name of names) {
-      const value = values.get(name);
+      const value = slots[name];
       if (value === undefined || value === null) continue;
       out[name] = typeof value === 'string' ? value : JSON.stringify(value);
     }

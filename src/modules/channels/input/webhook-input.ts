@@ -26,7 +26,7 @@ function bad(channel: string, message: string, field: string): DialogueError {
 }
 
 /**
- * Validates the JSON body of `POST /webhooks/<channel>/webhook`: `sender` (string, or a number
+ * Validates the JSON body of `POST /webhooks/<channel>/webhook` (callback and custom channels): `sender` (string, or a number
  * which becomes a string; it must follow the conversation id rules) and `message` (string of at
  * most `maxTextLength` characters) are required; `metadata` is an object when given;
  * `input_channel` a string; `stream` a boolean. Anything else is a 400 naming the field.
@@ -100,6 +100,53 @@ export function parseWebhookBody(
     metadata,
     inputChannel,
     stream: b.stream === true,
+  };
+}
+
+/**
+ * Validates the JSON body of the REST channel's `POST /webhooks/rest/webhook`, with that route's
+ * own failure messages: `sender` (a string or number following the conversation id rules) and
+ * `message` (at most `maxTextLength` characters, stripped) are required; `metadata` is an object
+ * and `input_channel` a string when given. The REST channel reads `stream` from the query.
+ */
+export function parseRestWebhookBody(
+  body: unknown,
+  maxTextLength: number,
+): Omit<WebhookInput, 'stream'> {
+  const bad = (parameter: string, message: string): DialogueError =>
+    new DialogueError('REQUEST.INVALID_PARAMETER', message, { parameter, in: 'body' });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw bad('body', 'The request body must be a JSON object with "sender" and "message".');
+  }
+  const b = body as Record<string, unknown>;
+  if (b.sender === undefined || b.sender === null || b.sender === '') {
+    throw bad('sender', 'The request body needs a "sender" (the conversation id).');
+  }
+  if (typeof b.sender !== 'string' && typeof b.sender !== 'number') {
+    throw bad('sender', '"sender" must be a string.');
+  }
+  if (typeof b.message !== 'string') {
+    throw bad('message', 'The request body needs a "message" (text).');
+  }
+  if (
+    b.metadata !== undefined &&
+    b.metadata !== null &&
+    (typeof b.metadata !== 'object' || Array.isArray(b.metadata))
+  ) {
+    throw bad('metadata', '"metadata" must be an object.');
+  }
+  if (
+    b.input_channel !== undefined &&
+    b.input_channel !== null &&
+    typeof b.input_channel !== 'string'
+  ) {
+    throw bad('input_channel', '"input_channel" must be a string.');
+  }
+  return {
+    sender: requireConversationId(String(b.sender), 'sender', 'body'),
+    message: requireUserText(b.message.trim(), maxTextLength, 'message'),
+    metadata: (b.metadata as JsonObject | undefined) ?? null,
+    inputChannel: typeof b.input_channel === 'string' ? b.input_channel : null,
   };
 }
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type BotMessage, CollectingOutputChannel, type JsonObject } from 'src/core';
-import { type CallbackEndpoint } from './channel-config';
+import { type CallbackEndpoint } from './callback-config';
 
 /**
  * Rasa's CallbackOutput: collects each bot message like the collecting channel and POSTs it,

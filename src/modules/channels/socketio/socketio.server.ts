@@ -6,14 +6,14 @@ import { type Namespace, Server, type Socket } from 'socket.io';
 import {
   conversationIdProblem,
   DialogueError,
-  type MessageHandler,
   requireConversationId,
   requireUserText,
 } from 'src/core';
+import { type ChannelInput } from 'src/modules/channels/input/channel-input';
 import { failureBody } from 'src/platform/errors/failure-body';
 import { failureOf } from 'src/platform/errors/failure-of';
 import { MAX_JSON_DEPTH, valueDeeperThan } from 'src/platform/http/body-parser.middleware';
-import { type SocketIoSettings } from './channel-config';
+import { type SocketIoSettings } from './socketio-config';
 import { SocketIoOutputChannel } from './socketio.output-channel';
 
 /** Event carrying the failure body of a user message that was not handled (not stored). */
@@ -40,7 +40,8 @@ export class SocketIoServer {
 
   constructor(
     private readonly settings: SocketIoSettings,
-    private readonly handler: Pick<MessageHandler, 'handleMessage'>,
+    /** The input contract; it does not log failed turns: they are logged and emitted here. */
+    private readonly input: ChannelInput,
     private readonly cors: readonly string[],
     private readonly maxTextLength: number,
   ) {}
@@ -177,7 +178,7 @@ export class SocketIoServer {
         { parameter: this.settings.metadataKey, rule: 'max_json_depth', max_depth: MAX_JSON_DEPTH },
       );
     }
-    await this.handler.handleMessage({
+    await this.input.handleMessage({
       text,
       senderId,
       inputChannel: 'socketio',

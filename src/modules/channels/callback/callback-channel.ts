@@ -1,0 +1,34 @@
+import type { Request, Response } from 'express';
+import { type ChannelInput } from 'src/modules/channels/input/channel-input';
+import { parseWebhookBody } from 'src/modules/channels/input/webhook-input';
+import { type CallbackEndpoint } from './callback-config';
+import { CallbackOutputChannel } from './callback.output-channel';
+
+/**
+ * Rasa's CallbackInput: `POST /webhooks/callback/webhook` takes the REST-style body, answers
+ * `success` (text/plain) once the turn is stored, and the bot's messages go to the configured
+ * URL, one POST each ({@link CallbackOutputChannel}), also for `output_channel=callback`.
+ */
+export class CallbackChannel {
+  constructor(
+    private readonly endpoint: CallbackEndpoint,
+    private readonly input: ChannelInput,
+    private readonly maxTextLength: number,
+  ) {}
+
+  outputChannel(): CallbackOutputChannel {
+    return new CallbackOutputChannel(this.endpoint);
+  }
+
+  async webhook(req: Request, res: Response): Promise<void> {
+    const input = parseWebhookBody(req.body, 'callback', this.maxTextLength);
+    await this.input.handleMessage({
+      text: input.message,
+      senderId: input.sender,
+      inputChannel: input.inputChannel ?? 'callback',
+      output: this.outputChannel(),
+      metadata: input.metadata,
+    });
+    res.status(200).type('text/plain').send('success');
+  }
+}
