@@ -1,11 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AssistantModule } from 'src/modules/assistant/assistant.module';
 import { AuthModule } from 'src/modules/auth/auth.module';
 import { ChannelsModule } from 'src/modules/channels/channels.module';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql/conversations-graphql.module';
 import { DialogueModule } from 'src/modules/dialogue/dialogue.module';
-import { ModelStoreModule } from 'src/modules/model-store/model-store.module';
-import { ModelModule } from 'src/modules/model/model.module';
+import { ModelHttpModule } from 'src/modules/model';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
 import { TrackerModule } from 'src/modules/tracker/tracker.module';
 import { VoiceGatewayModule } from 'src/modules/voice-gateway/voice-gateway.module';
@@ -29,14 +27,12 @@ export class AppModule {
         // module (the REST channel's webhook, every user message) and the channels come first.
         DialogueModule.forRoot(config),
         ChannelsModule.forRoot(config),
-        AssistantModule,
         AuthModule,
         HealthModule,
         ServerInfoModule.forRoot(config),
         TrackerModule.forRoot(config, databaseUrl),
-        ModelModule.forRoot(config),
+        ModelHttpModule.forRoot(config),
         ConversationsGraphqlModule,
-        ModelStoreModule.forRoot(config),
         VoiceGatewayModule.forRoot(config),
       ],
     };

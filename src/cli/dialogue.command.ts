@@ -14,15 +14,15 @@ import {
   type ActionEndpoint,
   type DialogueEvent,
   type JsonObject,
+  type LoadedAssistant,
   type NlgServer,
   type StoryEvaluation,
   type StoryOutcome,
   type TrainingTracker,
 } from 'src/core';
-import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { readDialogueEndpoints } from 'src/modules/dialogue/action-endpoint';
-import { loadModelArchive, resolveModelPath } from 'src/modules/model-store/model-loader';
 import { parseText } from 'src/modules/model/parse-text';
+import { loadModelArchive, resolveModelPath } from 'src/modules/model/sources/model-loader';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { noModelMessage } from './messages';
 

@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { MessageHandler, OutputChannelDirectory } from 'src/core';
+import { ModelModule } from 'src/modules/model';
 import { TrackerSideEffects } from 'src/modules/tracker/side-effects';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ConversationDialogueController } from './conversation-dialogue.controller';
@@ -20,6 +21,7 @@ export class DialogueModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: DialogueModule,
+      imports: [ModelModule],
       controllers: [
         RestWebhookController,
         ...(config.http.enableApi ? [ConversationDialogueController, ModelDialogueController] : []),

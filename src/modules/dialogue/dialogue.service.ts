@@ -23,7 +23,7 @@ import {
   startSession,
   type UserMessage,
 } from 'src/core';
-import { parseText } from 'src/modules/model/parse-text';
+import { parseText } from 'src/modules/model';
 import { verbosityParam } from 'src/modules/tracker/query-params';
 import { TrackerService } from 'src/modules/tracker/tracker.service';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';

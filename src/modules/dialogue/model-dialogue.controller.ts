@@ -13,7 +13,7 @@ import {
   type JsonObject,
   type StoryEvaluation,
 } from 'src/core';
-import { parseText } from 'src/modules/model/parse-text';
+import { parseText } from 'src/modules/model';
 import { boolParam, verbosityParam } from 'src/modules/tracker/query-params';
 import { DialogueService } from './dialogue.service';
 

@@ -7,6 +7,7 @@ import {
   SystemClock,
   TrackerStore,
 } from 'src/core';
+import { ModelModule } from 'src/modules/model';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { PostgresLockStore } from './postgres-lock-store';
 import { TrackerController } from './tracker.controller';
@@ -26,6 +27,7 @@ export class TrackerModule {
     return {
       module: TrackerModule,
       global: true,
+      imports: [ModelModule],
       controllers: config.http.enableApi ? [TrackerController] : [],
       providers: [
         TrackerService,

@@ -29,7 +29,7 @@ import {
   validateEventsPayload,
   writeTestStories,
 } from 'src/core';
-import { parseText } from 'src/modules/model/parse-text';
+import { parseText } from 'src/modules/model';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { verbosityParam } from './query-params';
 import {

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { parseVoiceConnectorConfig } from 'src/core';
 import { registerChannel } from 'src/modules/channels/channel-config';
+import { ModelModule } from 'src/modules/model';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { SpeechEngineFactory } from './engines/speech-engine.factory';
 import { GenesysHealthController } from './genesys-health.controller';
@@ -31,6 +32,7 @@ export class VoiceGatewayModule {
     if (voice === null) return { module: VoiceGatewayModule };
     return {
       module: VoiceGatewayModule,
+      imports: [ModelModule],
       controllers: [GenesysHealthController],
       providers: [
         { provide: VOICE_CONFIG, useValue: voice },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DialogueError } from 'src/core';
-import { type ParseData } from './parse-text';
+import { type ParseData } from 'src/modules/model/parse-text';
 
 export type EmulationMode = 'wit' | 'luis' | 'dialogflow';
 
