@@ -1,9 +1,8 @@
-import { type Express } from 'express';
 import { startTestApp, type TestApp } from 'test/utils/create-test-app';
 
 /** `METHOD /path` of every route, in the order Express tries them. */
 function routeOrder(t: TestApp): string[] {
-  const express = t.app.getHttpAdapter().getInstance<Express>();
+  const express = t.app.getHttpAdapter().getInstance();
   const stack = (
     express.router as unknown as {
       stack: { route?: { path: string; methods: Record<string, boolean> } }[];
