@@ -50,7 +50,7 @@ function percentile(values, q) {
 /** Loads one archive and reports time and memory. */
 async function childLoad(archive) {
   const { loadModelArchive } = require(
-    path.join(DIST, 'modules', 'model-store', 'model-loader.js'),
+    path.join(DIST, 'modules', 'model', 'sources', 'model-loader.js'),
   );
   const rssBefore = process.memoryUsage().rss;
   const started = process.hrtime.bigint();

@@ -57,7 +57,7 @@ function parseArgs(argv) {
 async function serveParley(databaseUrl) {
   const { createParleyApp } = need('bootstrap/create-app.js');
   const { validateEnv } = need('platform/config/validate-env.js');
-  const { AssistantRegistry } = need('modules/assistant/assistant.registry.js');
+  const { ServedModel } = need('modules/model/index.js');
   const { Domain } = need('core/index.js');
   const config = validateEnv({
     PARLEY_ENABLE_API: 'true',
@@ -68,9 +68,7 @@ async function serveParley(databaseUrl) {
   const app = await createParleyApp(config, databaseUrl);
   await app.listen(0, '127.0.0.1');
   const domain = Domain.fromYaml(readFileSync(DOMAIN_FILE, 'utf8'), 'domain.yml');
-  app
-    .get(AssistantRegistry)
-    .load({ domain, modelId: 'bench', modelFile: null, assistantId: 'bench' });
+  app.get(ServedModel).load({ domain, modelId: 'bench', modelFile: null, assistantId: 'bench' });
   return app;
 }
 

@@ -1,11 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AssistantModule } from 'src/modules/assistant/assistant.module';
 import { AuthModule } from 'src/modules/auth';
 import { ChannelsModule } from 'src/modules/channels';
 import { ConversationsModule } from 'src/modules/conversations';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql/conversations-graphql.module';
-import { ModelStoreModule } from 'src/modules/model-store/model-store.module';
-import { ModelModule } from 'src/modules/model/model.module';
+import { ModelHttpModule } from 'src/modules/model';
 import { ServerInfoModule } from 'src/modules/server-info/server-info.module';
 import { VoiceGatewayModule } from 'src/modules/voice-gateway/voice-gateway.module';
 import { type AppConfig } from 'src/platform/config/app-config';
@@ -27,14 +25,12 @@ export class AppModule {
         // Routes are registered in this order, and Express tries them one by one: the channels
         // (the REST channel's webhook, every user message) come first.
         ChannelsModule.forRoot(config),
-        AssistantModule,
         AuthModule,
         HealthModule,
         ServerInfoModule.forRoot(config),
         ConversationsModule.forRoot(config),
-        ModelModule.forRoot(config),
+        ModelHttpModule.forRoot(config),
         ConversationsGraphqlModule,
-        ModelStoreModule.forRoot(config),
         VoiceGatewayModule.forRoot(config),
       ],
     };

@@ -21,10 +21,8 @@ import {
   type StoryOutcome,
   type TrainingTracker,
 } from 'src/core';
-
 import { readDialogueEndpoints } from 'src/modules/engine';
-import { loadModelArchive, resolveModelPath } from 'src/modules/model-store/model-loader';
-
+import { loadModelArchive, resolveModelPath } from 'src/modules/model/sources/model-loader';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { noModelMessage } from './messages';
 

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { type Readable, type Writable } from 'node:stream';
-import { parseText } from 'src/modules/model/parse-text';
+import { parseText } from 'src/core';
 import { loadCliNlu } from './test.command';
 
 /** Options of `parley shell nlu`, as commander hands them over. */

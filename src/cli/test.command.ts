@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { evaluateIntents, type NluEvaluation } from 'src/core/nlu';
 import { mergeNluTrainingData, readNluYaml, type NluTrainingData } from 'src/core/training-data';
-import { loadModelArchive, resolveModelPath } from 'src/modules/model-store/model-loader';
+import { loadModelArchive, resolveModelPath } from 'src/modules/model/sources/model-loader';
 import { noModelMessage } from './messages';
 
 /** Options of `parley test nlu`, as commander hands them over. */

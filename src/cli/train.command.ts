@@ -12,8 +12,8 @@ import {
   readStoriesYaml,
   type StoryBlock,
 } from 'src/core/training-data/stories-yaml-reader';
-import { uploadTrainedModel } from 'src/modules/model-store/upload';
-import { trainNluModel } from 'src/modules/model/train-nlu-model';
+import { uploadTrainedModel } from 'src/modules/model/sources/upload';
+import { trainNluModel } from 'src/modules/model/training/train-nlu-model';
 import { trainProgress } from './train-progress';
 
 /** Options of `parley train`, as commander hands them over. */

@@ -4,8 +4,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { trainModel } from 'src/cli/train.command';
-import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
-import { loadModelArchive } from 'src/modules/model-store/model-loader';
+import { type LoadedAssistant } from 'src/core';
+import { loadModelArchive } from 'src/modules/model';
 import request from 'supertest';
 import { FIXTURES, startTestApp, type TestApp } from 'test/utils/create-test-app';
 

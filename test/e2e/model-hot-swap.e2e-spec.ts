@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { type LoadedAssistant } from 'src/core';
 import {
   craftArchive,
   manifestFor as manifestForAny,
 } from 'src/core/model-archive/testing/raw-tar';
-import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
 import request from 'supertest';
 import { startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { trainModel } from 'src/cli/train.command';
-import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
-import { loadModelArchive } from 'src/modules/model-store/model-loader';
+import { type LoadedAssistant } from 'src/core';
+import { loadModelArchive } from 'src/modules/model';
 import request from 'supertest';
 import { FIXTURES, startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { ModelServerPoller } from 'src/modules/model-store/model-server-poller';
+import { ModelServerPoller } from 'src/modules/model';
 import request from 'supertest';
 import { startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
 import {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createParleyApp } from 'src/bootstrap/create-app';
 import { Domain } from 'src/core';
-import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
+import { ServedModel } from 'src/modules/model';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { validateEnv } from 'src/platform/config/validate-env';
 
@@ -36,7 +36,7 @@ export interface TestApp {
   app: NestExpressApplication;
   /** `http://127.0.0.1:<port>` of the listening server. */
   url: string;
-  registry: AssistantRegistry;
+  registry: ServedModel;
   close(): Promise<void>;
 }
 
@@ -53,7 +53,7 @@ export async function startTestApp(
   if (!databaseUrl) throw new Error('DATABASE_URL is not set: the jest global setup provides it');
   const app = await createParleyApp(config, databaseUrl);
   await app.listen(0, '127.0.0.1');
-  const registry = app.get(AssistantRegistry);
+  const registry = app.get(ServedModel);
   if (options.withDomain !== false) {
     registry.load({
       domain: testDomain(),

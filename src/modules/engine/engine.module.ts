@@ -13,6 +13,7 @@ import {
   TrackerStore,
   type RuntimeLog,
 } from 'src/core';
+import { ModelModule } from 'src/modules/model';
 import { TrackerModule } from 'src/modules/tracker';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { PARLEY_VERSION } from 'src/platform/config/version';
@@ -20,13 +21,14 @@ import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
 
 /**
  * The composition root: builds the one ConversationRuntime of the process from the ports —
- * the tracker store and lock store (TrackerModule), the served model (AssistantSource), the
+ * the tracker store and lock store (TrackerModule), the served model (ModelModule's
+ * AssistantSource), the
  * output channel directory, the clock — and its turn listeners (output delivery, reminders),
  * with the action server and NLG server of endpoints.yml. Every route and channel that changes
  * a conversation gets the runtime (or its MessageHandler / ConversationReader face) from here.
  */
 @Module({
-  imports: [TrackerModule],
+  imports: [TrackerModule, ModelModule],
   providers: [
     { provide: Clock, useClass: SystemClock },
     { provide: OutputChannelDirectory, useValue: new OutputChannelDirectory() },

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { AssistantSource } from 'src/core';
-import { TrainingJobs } from './training-jobs';
+import { TrainingJobs } from 'src/modules/model';
 
 /** `GET /status` (API only): the loaded model, 409 without one. */
 @Controller('status')

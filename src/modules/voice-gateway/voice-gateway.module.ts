@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EngineModule } from 'src/modules/engine';
+import { ModelModule } from 'src/modules/model';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { SpeechEngineFactory } from './engines/speech-engine.factory';
 import { GenesysHealthController } from './genesys-health.controller';
@@ -23,7 +24,7 @@ export class VoiceGatewayModule {
     if (voice === null) return { module: VoiceGatewayModule };
     return {
       module: VoiceGatewayModule,
-      imports: [EngineModule],
+      imports: [EngineModule, ModelModule],
       controllers: [GenesysHealthController],
       providers: [
         { provide: VOICE_CONFIG, useValue: voice },

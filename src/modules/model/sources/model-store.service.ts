@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, posix } from 'node:path';
-import { DialogueError, remoteModelKey, type ModelPersistor } from 'src/core';
+import { DialogueError, remoteModelKey, type LoadedAssistant, type ModelPersistor } from 'src/core';
 import { DEFAULT_MAX_BYTES, type ArchiveLimits } from 'src/core/model-archive';
-import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
+import { ServedModel } from 'src/modules/model/served-model';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { type RemoteStorageSettings } from 'src/platform/config/remote-storage-settings';
 import { loadModelArchive, resolveModelPath } from './model-loader';
@@ -122,7 +122,7 @@ export function asLoadingError(e: unknown, source: string): DialogueError {
 
 /**
  * The model store: loads models from local disk, a model server or remote storage, swaps them
- * into the AssistantRegistry with one assignment (a failure anywhere keeps the served model),
+ * into the ServedModel with one assignment (a failure anywhere keeps the served model),
  * and uploads trained archives to remote storage. Keeps the ETag of the model last pulled from a
  * model server, and no reference to any replaced model.
  */
@@ -136,13 +136,13 @@ export class ModelStore {
   fetchLimits: FetchLimits = DEFAULT_FETCH_LIMITS;
 
   constructor(
-    private readonly registry: AssistantRegistry,
+    private readonly served: ServedModel,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The ETag to send as `If-None-Match`: that of the served model, if it came from a server. */
   currentEtag(): string | null {
-    const current = this.registry.current();
+    const current = this.served.current();
     return this.pulled !== null && current !== null && current.modelId === this.pulled.modelId
       ? this.pulled.etag
       : null;
@@ -150,7 +150,7 @@ export class ModelStore {
 
   /** Swaps `assistant` in. In-flight requests finish on the model they took. */
   swap(assistant: LoadedAssistant, source: ModelSource, etag: string | null = null): void {
-    this.registry.load(assistant);
+    this.served.load(assistant);
     this.pulled = etag === null ? null : { modelId: assistant.modelId, etag };
     this.logger.log(
       { modelId: assistant.modelId, modelFile: assistant.modelFile, source },
@@ -159,7 +159,7 @@ export class ModelStore {
   }
 
   unload(): void {
-    this.registry.unload();
+    this.served.unload();
     this.pulled = null;
   }
 
@@ -249,7 +249,7 @@ export class ModelStore {
       if (assistant === null) {
         this.logger.warn(
           { model },
-          this.registry.current() === null
+          this.served.current() === null
             ? 'no model found; model routes answer 409 until one is loaded'
             : 'no model found; serving the domain file',
         );

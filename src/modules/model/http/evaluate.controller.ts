@@ -2,7 +2,7 @@ import { Controller, HttpCode, Logger, Post, Query, Req, Res } from '@nestjs/com
 import type { Request, Response } from 'express';
 import { DialogueError } from 'src/core';
 import { evaluateIntents, type NluEvaluation } from 'src/core/nlu';
-import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
+import { ServedModel } from 'src/modules/model/served-model';
 import { ApiError } from 'src/platform/errors/api-error';
 import { failureBody, type FailureBody } from 'src/platform/errors/failure-body';
 import {
@@ -46,7 +46,7 @@ export function callbackFailure(e: unknown): FailureBody {
 export class EvaluateController {
   private readonly logger = new Logger(EvaluateController.name);
 
-  constructor(private readonly registry: AssistantRegistry) {}
+  constructor(private readonly served: ServedModel) {}
 
   @Post('test/intents')
   @HttpCode(200)
@@ -73,14 +73,14 @@ export class EvaluateController {
   }
 
   private async evaluate(request: EvaluateRequest): Promise<NluEvaluation> {
-    if (request.folds === null && request.model === null) this.registry.require();
+    if (request.folds === null && request.model === null) this.served.require();
     const text = yamlBody(request.body);
     const data = readTestData(text);
     if (request.folds !== null) {
       return crossValidate(data, readBodyConfig(text), request.folds);
     }
     const nlu =
-      request.model !== null ? await loadNluFrom(request.model) : this.registry.require().nlu;
+      request.model !== null ? await loadNluFrom(request.model) : this.served.require().nlu;
     if (nlu === undefined) {
       throw new DialogueError(
         'MODEL.NOT_LOADED',

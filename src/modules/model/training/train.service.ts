@@ -5,10 +5,10 @@ import { basename, join, resolve } from 'node:path';
 import { DialogueError } from 'src/core';
 import { type ProgressCallback } from 'src/core/nlu';
 import { readTrainRequest } from 'src/core/training-data/train-request-reader';
+import { trainNluModel } from 'src/modules/model/training/train-nlu-model';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ApiError } from 'src/platform/errors/api-error';
 import { failureBody, type FailureBody } from 'src/platform/errors/failure-body';
-import { trainNluModel } from './train-nlu-model';
 
 export const NO_TRAINING_DATA =
   'You must provide training data in the request body in order to train your model.';

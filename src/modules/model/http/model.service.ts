@@ -1,15 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DialogueError, requireUserText } from 'src/core';
-import { AssistantRegistry } from 'src/modules/assistant/assistant.registry';
+import { DialogueError, parseText, requireUserText } from 'src/core';
+import { ServedModel } from 'src/modules/model/served-model';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { emulate, emulationModeParam } from './emulators';
-import { parseText } from './parse-text';
 
 /** Operations on the loaded model (`/model/…`). */
 @Injectable()
 export class ModelService {
   constructor(
-    private readonly assistants: AssistantRegistry,
+    private readonly assistants: ServedModel,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -7,9 +7,9 @@ import {
   readModelManifest,
   scanModelDirectory,
 } from 'src/core/model-archive';
+import { COMPATIBILITY } from 'src/modules/model/sources/model-loader';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { ApiError } from 'src/platform/errors/api-error';
-import { COMPATIBILITY } from './model-loader';
 
 /** An archive ready to serve. */
 export interface ServedArchive {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DialogueError } from 'src/core';
-import { type ParseData } from './parse-text';
+import { DialogueError, type ParseData } from 'src/core';
 
 export type EmulationMode = 'wit' | 'luis' | 'dialogflow';
 

@@ -11,7 +11,7 @@ import {
   type NluExample,
   type NluTrainingData,
 } from 'src/core/training-data';
-import { loadModelArchive, resolveModelPath } from 'src/modules/model-store/model-loader';
+import { loadModelArchive, resolveModelPath } from 'src/modules/model/sources/model-loader';
 import { parseDocument, stringify } from 'yaml';
 
 export const NO_TEST_DATA =

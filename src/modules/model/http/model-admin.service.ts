@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { resolve } from 'node:path';
-import { DialogueError } from 'src/core';
-import { AssistantRegistry, type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
+import { DialogueError, type LoadedAssistant } from 'src/core';
+import { ServedModel } from 'src/modules/model/served-model';
 import {
   parseModelServerConfig,
   type ModelServerConfig,
-} from 'src/modules/model-store/model-server-client';
-import { ModelServerPoller } from 'src/modules/model-store/model-server-poller';
-import { ModelStore } from 'src/modules/model-store/model-store.service';
+} from 'src/modules/model/sources/model-server-client';
+import { ModelServerPoller } from 'src/modules/model/sources/model-server-poller';
+import { ModelStore } from 'src/modules/model/sources/model-store.service';
 import { ApiError } from 'src/platform/errors/api-error';
 import { stringify } from 'yaml';
 
@@ -74,7 +74,7 @@ export class ModelAdminService {
   private readonly logger = new Logger(ModelAdminService.name);
 
   constructor(
-    private readonly registry: AssistantRegistry,
+    private readonly served: ServedModel,
     private readonly store: ModelStore,
     private readonly poller: ModelServerPoller,
   ) {}
@@ -137,7 +137,7 @@ export class ModelAdminService {
    * absent) → JSON, ending in `yml`/`yaml` → YAML text; anything else (also a bare wildcard) → 406.
    */
   domain(accept: string | undefined): DomainRepresentation {
-    const assistant = this.registry.require();
+    const assistant = this.served.require();
     const wanted = (accept ?? 'application/json').trim().toLowerCase();
     if (wanted.endsWith('json')) {
       return { contentType: 'application/json', body: assistant.domain.toJSON() };

@@ -1,9 +1,6 @@
 import { Controller, Inject, Logger, Post, Query, Req, Res } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { ModelStore } from 'src/modules/model-store/model-store.service';
-import { TrainingJobs } from 'src/modules/server-info/training-jobs';
-import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { ModelStore } from 'src/modules/model/sources/model-store.service';
 import {
   deliverCallback,
   trainingFailure as failure,
@@ -12,7 +9,9 @@ import {
   TrainingFailed,
   trainingText,
   type TrainedArchive,
-} from './train.service';
+} from 'src/modules/model/training/train.service';
+import { TrainingJobs } from 'src/modules/model/training/training-jobs';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 
 /**
  * `POST /model/train` (op 12). Auth runs first (global guard). Answers with the archive bytes,
@@ -21,26 +20,13 @@ import {
 @Controller('model')
 export class TrainController {
   private readonly logger = new Logger(TrainController.name);
-  private jobs: TrainingJobs | null | undefined;
 
   constructor(
-    private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly store: ModelStore,
+    /** Counts the jobs in progress, for `GET /status`. */
+    private readonly jobs: TrainingJobs,
   ) {}
-
-  /** The `/status` job counter (ServerInfoModule); counting is skipped if it is absent. */
-  private track<T>(job: () => Promise<T>): Promise<T> {
-    if (this.jobs === undefined) {
-      try {
-        this.jobs = this.moduleRef.get(TrainingJobs, { strict: false });
-      } catch {
-        this.jobs = null;
-      }
-    }
-    const jobs = this.jobs;
-    return jobs ? jobs.track(job) : job();
-  }
 
   @Post('train')
   async train(
@@ -55,7 +41,7 @@ export class TrainController {
     const persist =
       remote === null ? undefined : (path: string) => this.store.persist(remote, path);
     const job = (): Promise<TrainedArchive> =>
-      this.track(() => runTraining(text, options, this.config, this.logger, persist));
+      this.jobs.track(() => runTraining(text, options, this.config, this.logger, persist));
 
     if (options.callbackUrl !== null) {
       const url = options.callbackUrl;

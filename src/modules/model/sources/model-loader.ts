@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { DialogueError, Domain } from 'src/core';
+import { DialogueError, Domain, type LoadedAssistant } from 'src/core';
 import {
   checkLocalModelPath,
   readModelArchive,
@@ -10,7 +10,6 @@ import {
 } from 'src/core/model-archive';
 import { loadNlu } from 'src/core/nlu';
 import { PolicyEnsemble } from 'src/core/policies/policy-ensemble';
-import { type LoadedAssistant } from 'src/modules/assistant/assistant.registry';
 import { MINIMUM_COMPATIBLE_VERSION, PARLEY_VERSION } from 'src/platform/config/version';
 
 export const COMPATIBILITY: ParleyCompatibility = {
