@@ -5,8 +5,8 @@
 // boundaries spec (test/integration/boundaries.int-spec.ts) runs this same file against a
 // planted tree to prove each rule fires.
 
-// TODO(integrator): error once modules expose index.ts
-const MODULE_BOUNDARY_SEVERITY = 'warn';
+// Every module exposes an index.ts; importing past it is an error like the other rules.
+const MODULE_BOUNDARY_SEVERITY = 'error';
 
 // Packages that tie code to a framework, a database driver or a transport. They may resolve
 // (node_modules/…, possibly through a symlinked node_modules) or not (the bare name).
