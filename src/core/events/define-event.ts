@@ -21,17 +21,19 @@ export type EventDecoder<E extends DialogueEvent> = (
   newId: () => string,
 ) => E;
 
-/** What a story step of a user message needs from the story writer. */
+/** The entities and featurisation a user message of a story ends up with. */
+export interface StoryUserTurn {
+  readonly entities: readonly JsonObject[];
+  readonly useTextForFeaturization: boolean | null;
+}
+
+/** What catalogue entries need from the story writer to write their steps. */
 export interface StoryContext {
   /**
-   * The entities and featurisation a user message of the story ends up with (`entities` and
-   * `user_featurization` events right after it change them), or undefined when unknown.
+   * The turn of a user message of the story (`entities` and `user_featurization` events right
+   * after it change it), or undefined when unknown.
    */
-  userTurn(
-    event: UserUttered,
-  ):
-    | { readonly entities: readonly JsonObject[]; readonly useTextForFeaturization: boolean | null }
-    | undefined;
+  userTurn(event: UserUttered): StoryUserTurn | undefined;
   /** The text of a user step with its entities annotated, as the story writes it. */
   userText(text: string, entities: readonly JsonObject[]): unknown;
 }

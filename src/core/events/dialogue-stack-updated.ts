@@ -39,6 +39,7 @@ export const DIALOGUE_STACK_UPDATED_KIND = defineEvent<DialogueStackUpdated>({
     const next = applyJsonPatch(state.stack, JSON.parse(e.update));
     state.stack = Array.isArray(next) ? next : [];
   },
+  // No `story`: Rasa Pro writes stack updates into stories, OSS 3.x does not.
   example: {
     event: 'stack',
     timestamp: 1700000000.5,
