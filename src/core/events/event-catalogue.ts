@@ -94,7 +94,7 @@ export const EVENT_CATALOGUE = {
 export type AnyEventKind = EventKind<DialogueEvent>;
 
 const KINDS = new Map<string, AnyEventKind>(
-  Object.entries(EVENT_CATALOGUE) as [string, unknown][] as [string, AnyEventKind][],
+  Object.entries(EVENT_CATALOGUE) as unknown as [string, AnyEventKind][],
 );
 
 /** The catalogue entry of an event's kind (a map lookup; for hot paths). */
