@@ -1,9 +1,13 @@
+import { defineEvent } from 'src/core/events/define-event';
 import {
   eventBase,
   type EventBase,
   type EventBaseInit,
   type JsonObject,
 } from 'src/core/events/event-base';
+import { stringFields } from 'src/core/events/event-schema-parts';
+import { optionalString } from 'src/core/events/json-values';
+import { extrasOf } from 'src/core/events/wire-fields';
 
 /**
  * **[Pro]** `agent_resumed`: a sub-agent resumed.
@@ -32,3 +36,23 @@ export function agentResumed(
     extras: init.extras ?? {},
   };
 }
+
+const KNOWN_FIELDS = ['agent_id', 'flow_id'];
+
+export const AGENT_RESUMED_KIND = defineEvent<AgentResumed>({
+  type: 'agent_resumed',
+  decode: (raw, base) =>
+    agentResumed({
+      ...base,
+      agentId: optionalString(raw.agent_id),
+      flowId: optionalString(raw.flow_id),
+      extras: extrasOf(raw, KNOWN_FIELDS),
+    }),
+  encode: (e, d) => {
+    d.agent_id = e.agentId;
+    d.flow_id = e.flowId;
+    Object.assign(d, e.extras);
+  },
+  schema: stringFields('agent_id', 'flow_id'),
+  example: { event: 'agent_resumed', timestamp: 1700000000.5, agent_id: 'a', flow_id: 'f' },
+});

@@ -37,6 +37,8 @@ import { type UserUttered } from 'src/core/events/user-uttered';
 /**
  * Every Rasa 3.x event kind (plus the Rasa Pro ones), discriminated on `type`, which holds the
  * wire name (`event`). Events are immutable values; the tracker changes only by applying them.
+ * Each member has its entry in `EVENT_CATALOGUE` (event-catalogue.ts), which checks at compile
+ * time that it covers exactly these members.
  */
 export type DialogueEvent =
   | UserUttered
@@ -82,45 +84,7 @@ export type DialogueEventType = DialogueEvent['type'];
 export type DialogueEventOf<T extends DialogueEventType> = Extract<DialogueEvent, { type: T }>;
 
 /** Names accepted on input: every kind plus the legacy `form` and `form_validation`. */
-export const EVENT_NAMES = [
-  'user',
-  'action',
-  'slot',
-  'entities',
-  'user_featurization',
-  'cancel_reminder',
-  'reminder',
-  'action_execution_rejected',
-  'form_validation',
-  'loop_interrupted',
-  'form',
-  'active_loop',
-  'reset_slots',
-  'resume',
-  'pause',
-  'followup',
-  'export',
-  'restart',
-  'undo',
-  'rewind',
-  'bot',
-  'session_started',
-  'agent',
-  'flow_started',
-  'flow_interrupted',
-  'flow_resumed',
-  'flow_completed',
-  'flow_cancelled',
-  'agent_started',
-  'agent_completed',
-  'agent_interrupted',
-  'agent_resumed',
-  'agent_cancelled',
-  'stack',
-  'routing_session_ended',
-  'session_ended',
-  'error',
-] as const;
+export { EVENT_NAMES } from 'src/core/events/event-catalogue';
 
 /** A copy of `event` with other metadata (events are immutable). */
 export function withMetadata<E extends DialogueEvent>(

@@ -1,5 +1,6 @@
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
+import { kindsStoringColumn } from 'src/core/events/event-catalogue';
 import { serializeEvent } from 'src/core/events/event-codec';
 import { type SerializedEvent } from 'src/core/events/serialized-event';
 
@@ -20,16 +21,17 @@ export interface EncodedEvent {
   readonly json: string;
 }
 
+/** Kinds whose `parse_data.intent.name` is filed under `intent` (the catalogue's `storeColumn`). */
+const INTENT_KINDS = kindsStoringColumn('intent');
+/** Kinds whose `name` is filed under `action`. */
+const ACTION_KINDS = kindsStoringColumn('action');
+
 /** An event received on the wire, encoded for storage as it is. */
 export function encodeWireEvent(event: SerializedEvent): EncodedEvent {
   const parse = event.parse_data as { intent?: { name?: unknown } } | undefined;
-  const intent = event.event === 'user' ? parse?.intent?.name : null;
+  const intent = INTENT_KINDS.has(event.event) ? parse?.intent?.name : null;
   const name = event.name;
-  const action =
-    (event.event === 'action' || event.event === 'action_execution_rejected') &&
-    typeof name === 'string'
-      ? name
-      : null;
+  const action = ACTION_KINDS.has(event.event) && typeof name === 'string' ? name : null;
   return {
     type: event.event,
     timestamp: event.timestamp,

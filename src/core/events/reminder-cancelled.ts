@@ -1,4 +1,6 @@
+import { defineEvent } from 'src/core/events/define-event';
 import { eventBase, type EventBase, type EventBaseInit } from 'src/core/events/event-base';
+import { optionalString } from 'src/core/events/json-values';
 
 /**
  * `cancel_reminder`: cancels the reminders matching name, intent and entities (all of them when
@@ -26,3 +28,15 @@ export function reminderCancelled(
     entities: init.entities ?? null,
   };
 }
+
+export const REMINDER_CANCELLED_KIND = defineEvent<ReminderCancelled>({
+  type: 'cancel_reminder',
+  decode: (raw, base) =>
+    reminderCancelled({
+      ...base,
+      name: optionalString(raw.name),
+      intent: optionalString(raw.intent),
+      entities: raw.entities ?? null,
+    }),
+  example: { event: 'cancel_reminder', timestamp: 1700000000.5 },
+});

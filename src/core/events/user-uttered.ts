@@ -1,10 +1,18 @@
+import { defineEvent } from 'src/core/events/define-event';
 import {
   eventBase,
   type EventBase,
   type EventBaseInit,
   type JsonObject,
 } from 'src/core/events/event-base';
-import { isJsonObject } from 'src/core/events/json-values';
+import {
+  ENTITIES_SCHEMA,
+  INTENT_SCHEMA,
+  RANKING_SCHEMA,
+  RESPONSE_SCHEMA,
+} from 'src/core/events/event-schema-parts';
+import { isJsonObject, optionalString } from 'src/core/events/json-values';
+import { entityList, invalidEvent } from 'src/core/events/wire-fields';
 
 /** Prefix of the text of an intent triggered from outside (`trigger_intent`, reminders). */
 export const EXTERNAL_MESSAGE_PREFIX = 'EXTERNAL: ';
@@ -102,3 +110,94 @@ export function fullRetrievalIntentNameOf(event: UserUttered): string | null {
   const name = event.intent.full_retrieval_intent_name;
   return typeof name === 'string' ? name : null;
 }
+
+export const USER_UTTERED_KIND = defineEvent<UserUttered>({
+  type: 'user',
+  decode: (raw, base) => {
+    const parseData = raw.parse_data ?? {};
+    if (!isJsonObject(parseData)) invalidEvent("User event 'parse_data' must be an object.", raw);
+    const intent = parseData.intent;
+    if (intent !== undefined && intent !== null && !isJsonObject(intent)) {
+      invalidEvent("User event 'parse_data.intent' must be an object.", raw);
+    }
+    return userUttered({
+      ...base,
+      text: optionalString(raw.text),
+      intent: isJsonObject(intent) ? intent : {},
+      entities: entityList(parseData.entities, "User event 'parse_data.entities'", raw),
+      parseData,
+      inputChannel: optionalString(raw.input_channel),
+      messageId: optionalString(raw.message_id),
+    });
+  },
+  encode: (e, d) => {
+    d.text = e.text;
+    d.parse_data = e.parseData;
+    d.input_channel = e.inputChannel;
+    d.message_id = e.messageId;
+    // Always written: already in place after `timestamp` when non-empty, else the last key
+    // (Python's `dict.update` keeps the position of a key already present).
+    d.metadata = e.metadata;
+  },
+  schema: {
+    properties: {
+      text: { type: ['string', 'null'] },
+      input_channel: { type: ['string', 'null'] },
+      message_id: { type: ['string', 'null'] },
+      parse_data: {
+        type: 'object',
+        properties: {
+          text: { type: ['string', 'null'] },
+          intent_ranking: { type: 'array', items: INTENT_SCHEMA },
+          intent: INTENT_SCHEMA,
+          entities: ENTITIES_SCHEMA,
+          response_selector: {
+            type: 'object',
+            oneOf: [
+              { properties: { all_retrieval_intents: { type: 'array' } } },
+              {
+                patternProperties: {
+                  '[\\w/]': {
+                    type: 'object',
+                    properties: { response: RESPONSE_SCHEMA, ranking: RANKING_SCHEMA },
+                  },
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  apply: (e, state) => {
+    state.latestUser = e;
+    state.latestUserEntities = [...e.entities];
+    state.latestUserUseText = e.useTextForFeaturization;
+    state.followup = null;
+  },
+  story: (e, story) => {
+    const turn = story.userTurn(e);
+    const step: JsonObject = {};
+    const useText = turn ? turn.useTextForFeaturization : e.useTextForFeaturization;
+    const intent = intentNameOf(e);
+    if (intent && !useText) step.intent = fullRetrievalIntentNameOf(e) ?? intent;
+    if (e.text) step.user = story.userText(e.text, turn?.entities ?? e.entities);
+    return Object.keys(step).length > 0 ? step : null;
+  },
+  storeColumn: 'intent',
+  example: {
+    event: 'user',
+    timestamp: 1700000000.5,
+    text: 'hello Berlin',
+    parse_data: {
+      intent: { name: 'greet', confidence: 0.9 },
+      entities: [{ entity: 'city', value: 'Berlin', start: 6, end: 12 }],
+      text: 'hello Berlin',
+      message_id: 'm1',
+      metadata: {},
+    },
+    input_channel: 'rest',
+    message_id: 'm1',
+    metadata: {},
+  },
+});

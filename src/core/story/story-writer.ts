@@ -1,42 +1,19 @@
-import {
-  ACTION_LISTEN_NAME,
-  ACTION_SESSION_START_NAME,
-  ACTION_UNLIKELY_INTENT_NAME,
-  LATEST_TRAINING_DATA_FORMAT_VERSION,
-  RULE_SNIPPET_ACTION_NAME,
-} from 'src/core/domain/domain-constants';
+import { LATEST_TRAINING_DATA_FORMAT_VERSION } from 'src/core/domain/domain-constants';
+import { type StoryContext, type StoryUserTurn } from 'src/core/events/define-event';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
-import {
-  fullRetrievalIntentNameOf,
-  intentNameOf,
-  type UserUttered,
-} from 'src/core/events/user-uttered';
+import { eventKind } from 'src/core/events/event-catalogue';
+import { type UserUttered } from 'src/core/events/user-uttered';
 import { formatMessage } from 'src/core/story/message-annotation';
 import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import { Document, Scalar } from 'yaml';
-
-/** Rasa Pro's built-in slot that is never written into stories. */
-const FLOW_HASHES_SLOT = 'flow_hashes';
-
-/** Actions a story never shows. */
-const HIDDEN_ACTIONS = new Set([
-  ACTION_LISTEN_NAME,
-  ACTION_SESSION_START_NAME,
-  ACTION_UNLIKELY_INTENT_NAME,
-]);
-
-interface UserTurnState {
-  entities: readonly JsonObject[];
-  useTextForFeaturization: boolean | null;
-}
 
 /**
  * The final entities and featurisation of each user message of a session: `entities` and
  * `user_featurization` events right after a message change it, as they change Rasa's event object.
  */
-function userTurnStates(events: readonly DialogueEvent[]): Map<UserUttered, UserTurnState> {
-  const states = new Map<UserUttered, UserTurnState>();
+function userTurnStates(events: readonly DialogueEvent[]): Map<UserUttered, StoryUserTurn> {
+  const states = new Map<UserUttered, StoryUserTurn>();
   const tracker = new DialogueStateTracker('story', []);
   for (const event of events) {
     tracker.update(event);
@@ -57,64 +34,20 @@ function literal(text: string): Scalar {
   return node;
 }
 
-function userStep(event: UserUttered, state: UserTurnState | undefined): JsonObject | null {
-  const step: JsonObject = {};
-  const useText = state ? state.useTextForFeaturization : event.useTextForFeaturization;
-  const intent = intentNameOf(event);
-  if (intent && !useText) step.intent = fullRetrievalIntentNameOf(event) ?? intent;
-  if (event.text) step.user = literal(formatMessage(event.text, state?.entities ?? event.entities));
-  return Object.keys(step).length > 0 ? step : null;
+function userText(text: string, entities: readonly JsonObject[]): Scalar {
+  return literal(formatMessage(text, entities));
 }
 
-function stepFor(event: DialogueEvent, states: Map<UserUttered, UserTurnState>): JsonObject | null {
-  switch (event.type) {
-    case 'user':
-      return userStep(event, states.get(event));
-    case 'action':
-      if (event.name === RULE_SNIPPET_ACTION_NAME) return null;
-      if (event.name !== null && HIDDEN_ACTIONS.has(event.name)) return null;
-      if (event.name) return { action: event.name };
-      if (event.actionText) return { bot: event.actionText };
-      return null;
-    case 'slot':
-      if (event.name === FLOW_HASHES_SLOT) return null;
-      return { slot_was_set: [{ [event.name]: event.value }] };
-    case 'active_loop':
-      return { active_loop: event.name };
-    case 'user_featurization':
-    case 'entities':
-    case 'bot':
-    case 'reset_slots':
-    case 'restart':
-    case 'rewind':
-    case 'undo':
-    case 'session_started':
-    case 'action_execution_rejected':
-    case 'loop_interrupted':
-    case 'followup':
-    case 'pause':
-    case 'resume':
-    case 'reminder':
-    case 'cancel_reminder':
-    case 'export':
-    case 'agent':
-    case 'stack':
-    case 'flow_started':
-    case 'flow_interrupted':
-    case 'flow_resumed':
-    case 'flow_completed':
-    case 'flow_cancelled':
-    case 'agent_started':
-    case 'agent_completed':
-    case 'agent_interrupted':
-    case 'agent_resumed':
-    case 'agent_cancelled':
-    case 'routing_session_ended':
-    case 'session_ended':
-    case 'error':
-      // Not part of stories (Rasa Pro writes `stack` updates; OSS 3.x does not).
-      return null;
+/** The steps of one session: each event's step as its catalogue entry writes it, if any. */
+function storySteps(events: readonly DialogueEvent[]): JsonObject[] {
+  const states = userTurnStates(events);
+  const story: StoryContext = { userTurn: (event) => states.get(event), userText };
+  const steps: JsonObject[] = [];
+  for (const event of events) {
+    const step = eventKind(event.type).story?.(event, story);
+    if (step) steps.push(step);
   }
+  return steps;
 }
 
 /**
@@ -130,16 +63,10 @@ export function writeTestStories(
   version.type = Scalar.QUOTE_DOUBLE;
   const content: JsonObject = { version };
   if (sessions.length > 0) {
-    content.stories = sessions.map((events, i) => {
-      const states = userTurnStates(events);
-      const steps = events
-        .map((e) => stepFor(e, states))
-        .filter((s): s is JsonObject => s !== null);
-      return {
-        story: sessions.length > 1 ? `${conversationId}, story ${i + 1}` : conversationId,
-        steps,
-      };
-    });
+    content.stories = sessions.map((events, i) => ({
+      story: sessions.length > 1 ? `${conversationId}, story ${i + 1}` : conversationId,
+      steps: storySteps(events),
+    }));
   }
   return new Document(content).toString({ indentSeq: false, lineWidth: 0, singleQuote: true });
 }

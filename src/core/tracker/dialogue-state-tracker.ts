@@ -1,5 +1,5 @@
 import { type Domain } from 'src/core/domain/domain';
-import { ACTION_LISTEN_NAME, ACTION_SESSION_START_NAME } from 'src/core/domain/domain-constants';
+import { ACTION_LISTEN_NAME } from 'src/core/domain/domain-constants';
 import { type SlotDefinition } from 'src/core/domain/slot-definition';
 import { type BotUttered } from 'src/core/events/bot-uttered';
 import {
@@ -8,31 +8,29 @@ import {
   type DialogueEventType,
 } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
+import { eventKind } from 'src/core/events/event-catalogue';
 import { serializeEvent } from 'src/core/events/event-codec';
-import { cloneJson, extendable, jsonEqual } from 'src/core/events/json-values';
+import { cloneJson, extendable } from 'src/core/events/json-values';
 import { type SerializedEvent } from 'src/core/events/serialized-event';
+import {
+  type LatestAction,
+  type TrackerActiveLoop,
+  type TrackerState,
+} from 'src/core/events/tracker-state';
 import { userUttered, type UserUttered } from 'src/core/events/user-uttered';
 import { applyEventTo, loopNamesOf } from 'src/core/tracker/applied-events';
 import { EventVerbosity } from 'src/core/tracker/event-verbosity';
-import { applyJsonPatch } from 'src/core/tracker/json-patch';
 
 /** Value of an active loop's name that rules use for "must not be set". */
 const SHOULD_NOT_BE_SET = 'should_not_be_set';
 const METADATA_MODEL_ID = 'model_id';
 const METADATA_ASSISTANT_ID = 'assistant_id';
 
-/** The active loop (form) of a conversation (Rasa `TrackerActiveLoop`). */
-export interface TrackerActiveLoop {
-  readonly name: string | null;
-  readonly isInterrupted: boolean;
-  readonly rejected: boolean;
-  /** Parse data of the user message that activated the loop. */
-  readonly triggerMessage: Readonly<JsonObject> | null;
-}
+export { type LatestAction, type TrackerActiveLoop } from 'src/core/events/tracker-state';
 
-/** The latest action: `{ action_name }` or `{ action_text }`; `{}` before any action. */
-export type LatestAction =
-  { action_name: string } | { action_text: string } | Record<string, never>;
+function everySlot(): boolean {
+  return true;
+}
 
 function emptyUserUttered(): UserUttered {
   return userUttered({ timestamp: 0 });
@@ -44,16 +42,8 @@ function emptyUserUttered(): UserUttered {
  */
 export class DialogueStateTracker {
   private readonly log: DialogueEvent[] = [];
-  private readonly slotValues = new Map<string, unknown>();
-  private pausedFlag = false;
-  private followup: string | null = ACTION_LISTEN_NAME;
-  private latestActionState: LatestAction = {};
-  private latestUser: UserUttered = emptyUserUttered();
-  private latestUserEntities: JsonObject[] = [];
-  private latestUserUseText: boolean | null = null;
-  private latestBot: BotUttered | null = null;
-  private loop: TrackerActiveLoop | null = null;
-  private stackState: unknown[] = [];
+  /** What the events produce; changed only by catalogue entries' `apply`. */
+  private readonly state: MutableTrackerState;
 
   /** When set, `update` adds `model_id` to event metadata that lacks it (Rasa does). */
   modelId: string | null = null;
@@ -64,7 +54,7 @@ export class DialogueStateTracker {
     readonly senderId: string,
     private readonly slotDefinitions: readonly SlotDefinition[],
   ) {
-    this.reset();
+    this.state = new MutableTrackerState(slotDefinitions, () => this.appliedEvents());
   }
 
   /** A tracker with `events` applied in order, slots from the domain. */
@@ -184,70 +174,70 @@ export class DialogueStateTracker {
   /** Current slot values by name (every known slot). */
   slotValuesObject(): JsonObject {
     const out: JsonObject = {};
-    for (const def of this.slotDefinitions) out[def.name] = this.slotValues.get(def.name) ?? null;
+    const values = this.state.slotValues;
+    for (const def of this.slotDefinitions) out[def.name] = values.get(def.name) ?? null;
     return out;
   }
 
   /** A slot's value; undefined for an unknown slot. */
   getSlot(name: string): unknown {
-    return this.slotValues.has(name) ? this.slotValues.get(name) : undefined;
+    const values = this.state.slotValues;
+    return values.has(name) ? values.get(name) : undefined;
   }
 
   /** The latest user message (an empty one after a reset). */
   get latestMessage(): UserUttered {
-    return this.latestUser;
+    return this.state.latestUser;
   }
 
   /** Entities of the latest user message incl. those added by `entities` events. */
   get latestMessageEntities(): readonly JsonObject[] {
-    return this.latestUserEntities;
+    return this.state.latestUserEntities;
   }
 
   /** Featurisation flag of the latest user message (after `user_featurization` events). */
   get latestMessageUseTextForFeaturization(): boolean | null {
-    return this.latestUserUseText;
+    return this.state.latestUserUseText;
   }
 
   /** Parse data of the latest message with `entities` replaced by the merged entity list. */
   latestMessageData(): JsonObject {
-    return { ...this.latestUser.parseData, entities: this.latestUserEntities };
+    return { ...this.state.latestUser.parseData, entities: this.state.latestUserEntities };
   }
 
   get latestBotUtterance(): BotUttered | null {
-    return this.latestBot;
+    return this.state.latestBot;
   }
 
   get latestAction(): LatestAction {
-    return this.latestActionState;
+    return this.state.latestAction;
   }
 
   /** Name (or end-to-end text) of the latest action; null before any action. */
   get latestActionName(): string | null {
-    const a = this.latestActionState as { action_name?: string; action_text?: string };
-    return a.action_name || a.action_text || null;
+    return this.state.latestActionName;
   }
 
   get activeLoop(): TrackerActiveLoop | null {
-    return this.loop;
+    return this.state.loop;
   }
 
   /** Name of the active loop; null when none (or the rule placeholder `should_not_be_set`). */
   get activeLoopName(): string | null {
-    if (!this.loop || this.loop.name === SHOULD_NOT_BE_SET) return null;
-    return this.loop.name;
+    return this.state.activeLoopName;
   }
 
   get followupAction(): string | null {
-    return this.followup;
+    return this.state.followup;
   }
 
   get paused(): boolean {
-    return this.pausedFlag;
+    return this.state.paused;
   }
 
   /** The dialogue stack (Rasa Pro): a list of frames. */
   get stack(): readonly unknown[] {
-    return this.stackState;
+    return this.state.stack;
   }
 
   /** `input_channel` of the latest user event among all events, or null. */
@@ -274,25 +264,26 @@ export class DialogueStateTracker {
     serialize: (event: DialogueEvent) => SerializedEvent = serializeEvent,
   ): JsonObject {
     const events = this.eventsForVerbosity(verbosity);
+    const loop = this.state.loop;
     return {
       sender_id: this.senderId,
       slots: this.slotValuesObject(),
       latest_message: this.latestMessageData(),
       latest_event_time: this.latestEventTime,
-      followup_action: this.followup,
-      paused: this.pausedFlag,
-      stack: this.stackState,
+      followup_action: this.state.followup,
+      paused: this.state.paused,
+      stack: this.state.stack,
       events: events === null ? null : events.map((e) => serialize(e)),
       latest_input_channel: this.latestInputChannel,
-      active_loop: this.loop
+      active_loop: loop
         ? {
-            name: this.loop.name,
-            is_interrupted: this.loop.isInterrupted,
-            rejected: this.loop.rejected,
-            trigger_message: this.loop.triggerMessage,
+            name: loop.name,
+            is_interrupted: loop.isInterrupted,
+            rejected: loop.rejected,
+            trigger_message: loop.triggerMessage,
           }
         : {},
-      latest_action: this.latestActionState,
+      latest_action: this.state.latestAction,
       latest_action_name: this.latestActionName,
     };
   }
@@ -320,113 +311,44 @@ export class DialogueStateTracker {
     return this.travelBackInTime(Number.POSITIVE_INFINITY);
   }
 
+  /** Applies one event to the state, as its catalogue entry says. */
   private apply(event: DialogueEvent): void {
-    switch (event.type) {
-      case 'user':
-        this.latestUser = event;
-        this.latestUserEntities = [...event.entities];
-        this.latestUserUseText = event.useTextForFeaturization;
-        this.followup = null;
-        return;
-      case 'user_featurization':
-        // Featurisation belongs to the latest user message, which is always after action_listen.
-        if (this.latestActionName !== ACTION_LISTEN_NAME) return;
-        this.latestUserUseText = event.useTextForFeaturization;
-        return;
-      case 'entities':
-        if (this.latestActionName !== ACTION_LISTEN_NAME) return;
-        for (const entity of event.entities) {
-          if (!this.latestUserEntities.some((e) => jsonEqual(e, entity))) {
-            this.latestUserEntities = [...this.latestUserEntities, entity];
-          }
-        }
-        return;
-      case 'bot':
-        this.latestBot = event;
-        return;
-      case 'slot':
-        // Unknown slots are ignored for the state; the event stays in the log.
-        if (this.slotValues.has(event.name)) this.slotValues.set(event.name, event.value);
-        return;
-      case 'reset_slots':
-        this.resetSlots();
-        return;
-      case 'restart':
-        this.reset();
-        this.followup = ACTION_SESSION_START_NAME;
-        return;
-      case 'rewind':
-      case 'undo':
-        this.reset();
-        for (const e of this.appliedEvents()) this.apply(e);
-        return;
-      case 'session_started':
-      case 'session_ended':
-        this.reset();
-        return;
-      case 'routing_session_ended':
-        this.resetSlots((def) => def.properties.shared_for_coexistence !== true);
-        return;
-      case 'action':
-        this.setLatestAction(
-          event.name ? { action_name: event.name } : { action_text: event.actionText ?? '' },
-        );
-        this.followup = null;
-        return;
-      case 'action_execution_rejected':
-        if (this.loop !== null && event.name === this.activeLoopName) {
-          this.loop = { ...this.loop, rejected: true };
-        }
-        return;
-      case 'active_loop':
-        this.loop =
-          event.name === null
-            ? null
-            : {
-                name: event.name,
-                isInterrupted: false,
-                rejected: false,
-                triggerMessage: this.latestUser.parseData,
-              };
-        return;
-      case 'loop_interrupted':
-        if (this.loop !== null) this.loop = { ...this.loop, isInterrupted: event.isInterrupted };
-        return;
-      case 'followup':
-        this.followup = event.name;
-        return;
-      case 'pause':
-        this.pausedFlag = true;
-        return;
-      case 'resume':
-        this.pausedFlag = false;
-        return;
-      case 'stack': {
-        const next = applyJsonPatch(this.stackState, JSON.parse(event.update));
-        this.stackState = Array.isArray(next) ? next : [];
-        return;
-      }
-      case 'reminder':
-      case 'cancel_reminder':
-      case 'export':
-      case 'agent':
-      case 'flow_started':
-      case 'flow_interrupted':
-      case 'flow_resumed':
-      case 'flow_completed':
-      case 'flow_cancelled':
-      case 'agent_started':
-      case 'agent_completed':
-      case 'agent_interrupted':
-      case 'agent_resumed':
-      case 'agent_cancelled':
-      case 'error':
-        return;
-    }
+    eventKind(event.type).apply?.(event, this.state);
+  }
+}
+
+/** The tracker's state, which catalogue entries change (see `TrackerState`). */
+class MutableTrackerState implements TrackerState {
+  readonly slotValues = new Map<string, unknown>();
+  paused = false;
+  followup: string | null = ACTION_LISTEN_NAME;
+  latestAction: LatestAction = {};
+  latestUser: UserUttered = emptyUserUttered();
+  latestUserEntities: readonly JsonObject[] = [];
+  latestUserUseText: boolean | null = null;
+  latestBot: BotUttered | null = null;
+  loop: TrackerActiveLoop | null = null;
+  stack: unknown[] = [];
+
+  constructor(
+    private readonly slotDefinitions: readonly SlotDefinition[],
+    private readonly appliedEvents: () => readonly DialogueEvent[],
+  ) {
+    this.reset();
   }
 
-  private setLatestAction(action: LatestAction): void {
-    this.latestActionState = action;
+  get latestActionName(): string | null {
+    const a = this.latestAction as { action_name?: string; action_text?: string };
+    return a.action_name || a.action_text || null;
+  }
+
+  get activeLoopName(): string | null {
+    if (!this.loop || this.loop.name === SHOULD_NOT_BE_SET) return null;
+    return this.loop.name;
+  }
+
+  setLatestAction(action: LatestAction): void {
+    this.latestAction = action;
     if (this.loop !== null && this.activeLoopName) {
       this.loop = { ...this.loop, isInterrupted: false };
     }
@@ -438,23 +360,27 @@ export class DialogueStateTracker {
     }
   }
 
-  private resetSlots(which: (def: SlotDefinition) => boolean = () => true): void {
+  resetSlots(which: (def: SlotDefinition) => boolean = everySlot): void {
     for (const def of this.slotDefinitions) {
       if (which(def)) this.slotValues.set(def.name, cloneJson(def.initialValue ?? null));
     }
   }
 
   /** Rasa `_reset`: initial state; the log is kept. */
-  private reset(): void {
+  reset(): void {
     this.resetSlots();
-    this.pausedFlag = false;
-    this.latestActionState = {};
+    this.paused = false;
+    this.latestAction = {};
     this.latestUser = emptyUserUttered();
     this.latestUserEntities = [];
     this.latestUserUseText = null;
     this.latestBot = null;
     this.followup = ACTION_LISTEN_NAME;
     this.loop = null;
-    this.stackState = [];
+    this.stack = [];
+  }
+
+  replayAppliedEvents(): void {
+    for (const e of this.appliedEvents()) eventKind(e.type).apply?.(e, this);
   }
 }
