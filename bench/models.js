@@ -74,7 +74,9 @@ async function childTrainSynthetic(outDir) {
   const { syntheticCorpus } = require(path.join(benchOut, 'bench', 'nlu', 'nlu-bench.js'));
   const { Domain } = require(path.join(DIST, 'core'));
   const { readConfigYaml } = require(path.join(DIST, 'core', 'training-data'));
-  const { trainNluModel } = require(path.join(DIST, 'modules', 'model', 'train-nlu-model.js'));
+  const { trainNluModel } = require(
+    path.join(DIST, 'modules', 'model', 'training', 'train-nlu-model.js'),
+  );
   const data = syntheticCorpus();
   const intents = [...new Set(data.examples.map((e) => e.intent))];
   const domainText = `version: "3.1"\nintents:\n${intents.map((i) => `  - ${i}`).join('\n')}\nentities:\n  - city\n`;

@@ -206,15 +206,43 @@ export {
 export { readStoryFiles, trainDialogue } from 'src/core/processor/train-dialogue';
 export { AssistantSource, type LoadedAssistant } from 'src/core/runtime/assistant-source';
 export {
+  type AddMessageCommand,
+  type AppendEventsCommand,
+  type ExecuteActionCommand,
+  type OutputChannelName,
+  type ReplaceEventsCommand,
+  type StoryQuery,
+  type TrackerQuery,
+  type TriggerIntentCommand,
+} from 'src/core/runtime/commands';
+export {
   MAX_CONVERSATION_ID_LENGTH,
   conversationIdProblem,
   requireConversationId,
 } from 'src/core/runtime/conversation-id';
 export { ConversationReader } from 'src/core/runtime/conversation-reader';
 export {
+  ConversationRuntime,
+  conversationNotFound,
+  type RuntimeDependencies,
+  type RuntimeOptions,
+  type TrackerState,
+  type TurnAnswer,
+} from 'src/core/runtime/conversation-runtime';
+export {
   OutputChannelDirectory,
   type OutputChannelFactory,
 } from 'src/core/runtime/output-channel-directory';
+export { OutputDelivery } from 'src/core/runtime/output-delivery';
+export { parseText, type ParseData } from 'src/core/runtime/parse-text';
+export { ReminderScheduler, type DueReminder } from 'src/core/runtime/reminder-scheduler';
+export {
+  MEMORY_PER_JSON_CHAR,
+  SessionCache,
+  estimateJsonSize,
+  type CachedSession,
+} from 'src/core/runtime/session-cache';
+export { TurnListener, type CommittedTurn, type RuntimeLog } from 'src/core/runtime/turn-listener';
 export {
   DEFAULT_MAX_TEXT_LENGTH,
   requireUserEventTexts,
@@ -265,31 +293,3 @@ export {
   type VoiceConnectorConfig,
 } from 'src/core/voice/voice-config';
 export { encodeWav, parseWav } from 'src/core/voice/wav';
-export {
-  type AddMessageCommand,
-  type AppendEventsCommand,
-  type ExecuteActionCommand,
-  type OutputChannelName,
-  type ReplaceEventsCommand,
-  type StoryQuery,
-  type TrackerQuery,
-  type TriggerIntentCommand,
-} from 'src/core/runtime/commands';
-export {
-  ConversationRuntime,
-  conversationNotFound,
-  type RuntimeDependencies,
-  type RuntimeOptions,
-  type TrackerState,
-  type TurnAnswer,
-} from 'src/core/runtime/conversation-runtime';
-export { OutputDelivery } from 'src/core/runtime/output-delivery';
-export { parseText, type ParseData } from 'src/core/runtime/parse-text';
-export { ReminderScheduler, type DueReminder } from 'src/core/runtime/reminder-scheduler';
-export {
-  type CachedSession,
-  estimateJsonSize,
-  MEMORY_PER_JSON_CHAR,
-  SessionCache,
-} from 'src/core/runtime/session-cache';
-export { type CommittedTurn, type RuntimeLog, TurnListener } from 'src/core/runtime/turn-listener';

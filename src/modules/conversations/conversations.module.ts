@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EngineModule } from 'src/modules/engine';
+import { ModelModule } from 'src/modules/model';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ConversationDialogueController } from './conversation-dialogue.controller';
 import { ModelDialogueController } from './model-dialogue.controller';
@@ -16,7 +17,7 @@ export class ConversationsModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ConversationsModule,
-      imports: [EngineModule],
+      imports: [EngineModule, ModelModule],
       controllers: config.http.enableApi
         ? [TrackerController, ConversationDialogueController, ModelDialogueController]
         : [],
