@@ -629,5 +629,29 @@ describe('tracker routes (operations 3–7, 11)', () => {
         if (loaded) t.registry.load(loaded);
       }
     });
+
+    it('answers 409 before it reads the request, as Rasa does (bad bodies and parameters too)', async () => {
+      const loaded = t.registry.current();
+      t.registry.unload();
+      try {
+        const id = uniqueId();
+        const attempts = [
+          http.post(`/conversations/${id}/tracker/events?include_events=BAD`).send({ event: 1 }),
+          http.put(`/conversations/${id}/tracker/events`).send({ not: 'a list' }),
+          http.post(`/conversations/${id}/messages`).send({}),
+          http.post(`/conversations/${id}/trigger_intent`).send({ name: '' }),
+          http.post(`/conversations/${id}/execute`).send([]),
+          http.post(`/conversations/${id}/predict`),
+          http.get(`/conversations/${id}/story?until=x`),
+          http.delete(`/conversations/${id}/tracker`),
+          http.post('/model/parse?emulation_mode=nope').send({}),
+        ];
+        for (const res of await Promise.all(attempts)) {
+          expect([res.status, res.body.reason]).toEqual([409, 'Conflict']);
+        }
+      } finally {
+        if (loaded) t.registry.load(loaded);
+      }
+    });
   });
 });

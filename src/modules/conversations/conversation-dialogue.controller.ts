@@ -1,12 +1,14 @@
-import { Controller, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Post, Query, Req, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
 import { ConversationRuntime, type JsonObject, type TurnAnswer } from 'src/core';
+import { ModelLoadedGuard } from 'src/modules/model';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { validConversationIdOf } from 'src/platform/http/conversation-id';
 import { executeActionCommand, triggerIntentCommand } from './commands';
 
 /** Rasa's dialogue routes on a conversation: operations 8 (execute), 9 (trigger_intent), 10 (predict). */
 @Controller('conversations')
+@UseGuards(ModelLoadedGuard)
 export class ConversationDialogueController {
   constructor(
     private readonly runtime: ConversationRuntime,

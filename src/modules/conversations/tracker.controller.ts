@@ -9,9 +9,11 @@ import {
   Query,
   Req,
   Res,
+  UseGuards,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ConversationRuntime, type TrackerState } from 'src/core';
+import { ModelLoadedGuard } from 'src/modules/model';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { validConversationIdOf } from 'src/platform/http/conversation-id';
 import {
@@ -24,6 +26,7 @@ import { boolParam, floatParam, verbosityParam } from './query-params';
 
 /** Rasa's tracker routes (operations 3–7 and 11). Auth runs first (global guard). */
 @Controller('conversations')
+@UseGuards(ModelLoadedGuard)
 export class TrackerController {
   private readonly maxTextLength: number;
 

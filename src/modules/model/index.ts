@@ -3,6 +3,7 @@
  * this file (the CLI excepted: its commands load only the files they use).
  */
 export { ModelHttpModule } from './http/model-http.module';
+export { ModelLoadedGuard } from './model-loaded.guard';
 export { ModelModule } from './model.module';
 export { ServedModel } from './served-model';
 export { loadModelArchive } from './sources/model-loader';

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Headers, HttpCode, Put, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ModelAdminService } from './model-admin.service';
+import { ModelAdminService, parseReplaceRequest } from './model-admin.service';
 
 /** `PUT /model` and `DELETE /model` (ops 17, 18). Auth runs first (global guard). */
 @Controller('model')
@@ -11,7 +11,7 @@ export class ModelAdminController {
   @HttpCode(204)
   async replace(@Req() req: Request): Promise<void> {
     const body: unknown = req.body;
-    await this.admin.replace(body);
+    await this.admin.replace(parseReplaceRequest(body));
   }
 
   @Delete()

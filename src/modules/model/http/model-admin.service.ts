@@ -23,7 +23,8 @@ export interface DomainRepresentation {
   readonly body: unknown;
 }
 
-interface ReplaceRequest {
+/** `PUT /model` parsed: where the new model comes from. */
+export interface ReplaceRequest {
   readonly modelFile: string | null;
   readonly modelServer: ModelServerConfig | null;
   readonly remoteStorage: string | null;
@@ -85,8 +86,7 @@ export class ModelAdminService {
    * then `remote_storage` with `model_file` as the model's name. Every failure leaves the
    * served model as it was.
    */
-  async replace(body: unknown): Promise<LoadedAssistant> {
-    const request = parseReplaceRequest(body);
+  async replace(request: ReplaceRequest): Promise<LoadedAssistant> {
     const local =
       request.modelFile === null ? null : await this.store.loadLocal(resolve(request.modelFile));
     if (local !== null) {

@@ -1,43 +1,53 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DialogueError, parseText, requireUserText } from 'src/core';
 import { ServedModel } from 'src/modules/model/served-model';
-import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
-import { emulate, emulationModeParam } from './emulators';
+import { emulate, type EmulationMode, emulationModeParam } from './emulators';
 
 /** Operations on the loaded model (`/model/…`). */
 @Injectable()
 export class ModelService {
-  constructor(
-    private readonly assistants: ServedModel,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly assistants: ServedModel) {}
 
-  /** Op 12 (`POST /model/parse`): NLU results only; nothing is stored, no action runs. */
-  parse(body: unknown, emulationMode: unknown): unknown {
+  /** `POST /model/parse`: NLU results only; nothing is stored, no action runs. */
+  parse(command: ParseCommand): unknown {
     const assistant = this.assistants.require();
-    const mode = emulationModeParam(emulationMode);
-    if (
-      body === undefined ||
-      body === null ||
-      typeof body !== 'object' ||
-      Array.isArray(body) ||
-      Object.keys(body).length === 0
-    ) {
-      throw new DialogueError(
-        'REQUEST.BODY_MISSING',
-        'No text message defined in request_body. Add text message to request body in order to obtain the intent and extracted entities.',
-      );
-    }
-    let text: unknown = (body as Record<string, unknown>).text;
-    if (Array.isArray(text)) text = text[0];
-    if (typeof text !== 'string') {
-      throw new DialogueError(
-        'REQUEST.INVALID_PARAMETER',
-        "The request body must contain 'text' as a string.",
-        { parameter: 'text', in: 'body' },
-      );
-    }
-    requireUserText(text, this.config.http.maxTextLength);
-    return emulate(mode, parseText(assistant.nlu, text));
+    return emulate(command.emulationMode, parseText(assistant.nlu, command.text));
   }
+}
+
+/** `POST /model/parse` parsed: the text and the emulation mode. */
+export interface ParseCommand {
+  readonly text: string;
+  readonly emulationMode: EmulationMode | null;
+}
+
+/** The body (`{text}`) and `emulation_mode` of `POST /model/parse`, as Rasa checks them. */
+export function parseCommand(
+  body: unknown,
+  emulationMode: unknown,
+  maxTextLength: number,
+): ParseCommand {
+  const mode = emulationModeParam(emulationMode);
+  if (
+    body === undefined ||
+    body === null ||
+    typeof body !== 'object' ||
+    Array.isArray(body) ||
+    Object.keys(body).length === 0
+  ) {
+    throw new DialogueError(
+      'REQUEST.BODY_MISSING',
+      'No text message defined in request_body. Add text message to request body in order to obtain the intent and extracted entities.',
+    );
+  }
+  let text: unknown = (body as Record<string, unknown>).text;
+  if (Array.isArray(text)) text = text[0];
+  if (typeof text !== 'string') {
+    throw new DialogueError(
+      'REQUEST.INVALID_PARAMETER',
+      "The request body must contain 'text' as a string.",
+      { parameter: 'text', in: 'body' },
+    );
+  }
+  return { text: requireUserText(text, maxTextLength), emulationMode: mode };
 }
