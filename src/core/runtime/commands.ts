@@ -11,7 +11,7 @@ import { type EventVerbosity } from 'src/core/tracker/event-verbosity';
 /** Where a turn's bot messages go: `latest`, a configured channel's name, or null (collect). */
 export type OutputChannelName = string | null;
 
-/** Op 9: an intent stands in for a user message. */
+/** `POST /conversations/{id}/trigger_intent`: an intent stands in for a user message. */
 export interface TriggerIntentCommand {
   readonly conversationId: string;
   readonly intent: string;
@@ -20,7 +20,7 @@ export interface TriggerIntentCommand {
   readonly verbosity: EventVerbosity;
 }
 
-/** Op 8: runs the named action, then the prediction loop. */
+/** `POST /conversations/{id}/execute`: runs the named action, then the prediction loop. */
 export interface ExecuteActionCommand {
   readonly conversationId: string;
   readonly action: string;
@@ -30,7 +30,7 @@ export interface ExecuteActionCommand {
   readonly verbosity: EventVerbosity;
 }
 
-/** Op 5: events (already checked against Rasa's event schema) appended to the conversation. */
+/** `POST /conversations/{id}/tracker/events`: events (already checked against Rasa's event schema) appended to the conversation. */
 export interface AppendEventsCommand {
   readonly conversationId: string;
   readonly events: readonly Record<string, unknown>[];
@@ -40,14 +40,14 @@ export interface AppendEventsCommand {
   readonly outputChannel: OutputChannelName;
 }
 
-/** Op 6: the stored events become exactly these (checked) events. */
+/** `PUT /conversations/{id}/tracker/events`: the stored events become exactly these (checked) events. */
 export interface ReplaceEventsCommand {
   readonly conversationId: string;
   readonly events: readonly Record<string, unknown>[];
   readonly verbosity: EventVerbosity;
 }
 
-/** Op 11: a user message logged (parsed, slots extracted) without predicting or acting. */
+/** `POST /conversations/{id}/messages`: a user message logged (parsed, slots extracted) without predicting or acting. */
 export interface AddMessageCommand {
   readonly conversationId: string;
   readonly text: string;
@@ -56,7 +56,7 @@ export interface AddMessageCommand {
   readonly verbosity: EventVerbosity;
 }
 
-/** Op 3: the tracker of every stored session. */
+/** `GET /conversations/{id}/tracker`: the tracker of every stored session. */
 export interface TrackerQuery {
   readonly conversationId: string;
   readonly verbosity: EventVerbosity;
@@ -64,7 +64,7 @@ export interface TrackerQuery {
   readonly until: number | null;
 }
 
-/** Op 7: the conversation as Rasa's YAML test stories. */
+/** `GET /conversations/{id}/story`: the conversation as Rasa's YAML test stories. */
 export interface StoryQuery {
   readonly conversationId: string;
   readonly until: number | null;

@@ -193,7 +193,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     );
   }
 
-  /** Op 9: an intent stands in for a user message. */
+  /** `POST /conversations/{id}/trigger_intent`: an intent stands in for a user message. */
   async triggerIntent(command: TriggerIntentCommand): Promise<TurnAnswer> {
     const assistant = this.assistants.require();
     if (!assistant.domain.intents.includes(command.intent)) {
@@ -212,7 +212,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     );
   }
 
-  /** Op 8: runs the named action on an existing conversation, then the prediction loop. */
+  /** `POST /conversations/{id}/execute`: runs the named action on an existing conversation, then the prediction loop. */
   async execute(command: ExecuteActionCommand): Promise<TurnAnswer> {
     const assistant = this.assistants.require();
     await this.requireExisting(command.conversationId);
@@ -226,7 +226,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     );
   }
 
-  /** Op 10: the policies' scores for the next action (a session start is stored when due). */
+  /** `POST /conversations/{id}/predict`: the policies' scores for the next action (a session start is stored when due). */
   async predict(conversationId: string): Promise<JsonObject> {
     const assistant = this.assistants.require();
     await this.requireExisting(conversationId);
@@ -244,7 +244,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     );
   }
 
-  /** Op 15: prediction on a tracker built from the posted events; nothing is stored or run. */
+  /** `POST /model/predict`: prediction on a tracker built from the posted events; nothing is stored or run. */
   predictOn(
     tracker: DialogueStateTracker,
     assistant: LoadedAssistant,
@@ -259,7 +259,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     );
   }
 
-  /** Op 5: events appended after the stored ones (after a session start for a new conversation). */
+  /** `POST /conversations/{id}/tracker/events`: events appended after the stored ones (after a session start for a new conversation). */
   async appendEvents(command: AppendEventsCommand): Promise<TrackerState> {
     const assistant = this.assistants.require();
     const raw = command.events;
@@ -288,7 +288,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     return turn.tracker.currentState(command.verbosity, this.serialize);
   }
 
-  /** Op 6: the stored events become exactly the posted list, atomically. */
+  /** `PUT /conversations/{id}/tracker/events`: the stored events become exactly the posted list, atomically. */
   async replaceEvents(command: ReplaceEventsCommand): Promise<TrackerState> {
     const assistant = this.assistants.require();
     const id = command.conversationId;
@@ -312,7 +312,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     return turn.tracker.currentState(command.verbosity, this.serialize);
   }
 
-  /** Op 4 (Rasa Pro): deletes the conversation; 404 when it does not exist. */
+  /** `DELETE /conversations/{id}/tracker` (Rasa Pro): deletes the conversation; 404 when it does not exist. */
   async deleteConversation(conversationId: string): Promise<void> {
     this.assistants.require();
     await this.locks.withLock(conversationId, async () => {
@@ -322,7 +322,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     });
   }
 
-  /** Op 11: log a user message (parsed, slots extracted) without predicting or acting. */
+  /** `POST /conversations/{id}/messages`: log a user message (parsed, slots extracted) without predicting or acting. */
   async addMessage(command: AddMessageCommand): Promise<TrackerState> {
     const assistant = this.assistants.require();
     const text = command.text;
@@ -410,7 +410,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
 
   // --- Reads -------------------------------------------------------------------------------
 
-  /** Op 3: every stored session. Unknown conversations get a session start that is not stored. */
+  /** `GET /conversations/{id}/tracker`: every stored session. Unknown conversations get a session start that is not stored. */
   async tracker(query: TrackerQuery): Promise<TrackerState> {
     const assistant = this.assistants.require();
     let tracker = await this.fullTracker(query.conversationId, assistant);
@@ -424,12 +424,12 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     return tracker.currentState(query.verbosity, this.serialize);
   }
 
-  /** ConversationReader: the tracker of every stored session, as op 3 answers it. */
+  /** ConversationReader: the tracker of every stored session, as `GET /conversations/{id}/tracker` answers it. */
   trackerState(conversationId: string, verbosity: EventVerbosity): Promise<TrackerState> {
     return this.tracker({ conversationId, verbosity, until: null });
   }
 
-  /** Op 7: the conversation as Rasa's YAML test stories. */
+  /** `GET /conversations/{id}/story`: the conversation as Rasa's YAML test stories. */
   async story(query: StoryQuery): Promise<string> {
     const assistant = this.assistants.require();
     const id = query.conversationId;

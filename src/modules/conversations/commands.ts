@@ -48,7 +48,7 @@ export function outputChannelParam(value: unknown): OutputChannelName {
   return typeof v === 'string' && v !== '' ? v : null;
 }
 
-/** Op 9's body: `{name, entities?}`. */
+/** `POST /conversations/{id}/trigger_intent`'s body: `{name, entities?}`. */
 export function triggerIntentCommand(
   params: ConversationParams,
   body: unknown,
@@ -62,7 +62,7 @@ export function triggerIntentCommand(
   return { ...shared(params), intent, entities };
 }
 
-/** Op 8's body: `{name, policy?, confidence?}`. */
+/** `POST /conversations/{id}/execute`'s body: `{name, policy?, confidence?}`. */
 export function executeActionCommand(
   params: ConversationParams,
   body: unknown,
@@ -76,7 +76,7 @@ export function executeActionCommand(
   return { ...shared(params), action, policy, confidence };
 }
 
-/** Op 5's body: one event or a list of events, checked against Rasa's event schema. */
+/** `POST /conversations/{id}/tracker/events`'s body: one event or a list of events, checked against Rasa's event schema. */
 export function appendEventsCommand(
   params: ConversationParams,
   body: unknown,
@@ -87,7 +87,7 @@ export function appendEventsCommand(
   return { ...shared(params), events, executeSideEffects };
 }
 
-/** Op 6's body: a list of events, checked against Rasa's event schema. */
+/** `PUT /conversations/{id}/tracker/events`'s body: a list of events, checked against Rasa's event schema. */
 export function replaceEventsCommand(
   params: ConversationParams,
   body: unknown,
@@ -104,7 +104,7 @@ export function replaceEventsCommand(
   return { conversationId, verbosity, events };
 }
 
-/** Op 11's body: `{text, sender: "user", parse_data?}`. */
+/** `POST /conversations/{id}/messages`'s body: `{text, sender: "user", parse_data?}`. */
 export function addMessageCommand(
   params: ConversationParams,
   body: unknown,

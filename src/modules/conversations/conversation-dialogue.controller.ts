@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { validConversationIdOf } from 'src/platform/http/conversation-id';
 import { executeActionCommand, triggerIntentCommand } from './commands';
 
-/** Rasa's dialogue routes on a conversation: operations 8 (execute), 9 (trigger_intent), 10 (predict). */
+/** Rasa's dialogue routes on a conversation: execute, trigger_intent, predict. */
 @Controller('conversations')
 @UseGuards(ModelLoadedGuard)
 export class ConversationDialogueController {

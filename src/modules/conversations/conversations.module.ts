@@ -7,7 +7,7 @@ import { ModelDialogueController } from './model-dialogue.controller';
 import { TrackerController } from './tracker.controller';
 
 /**
- * Rasa's conversation routes (`--enable-api`): the tracker (operations 3–7, 11), the dialogue
+ * Rasa's conversation routes (`--enable-api`): the tracker, the dialogue
  * routes (execute, trigger_intent, predict) and the model's dialogue routes (`/model/predict`,
  * `/model/test/stories`). Controllers parse each request into a typed command and hand it to
  * the ConversationRuntime; they hold no state of their own.

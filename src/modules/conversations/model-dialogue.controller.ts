@@ -20,7 +20,7 @@ import { boolParam, verbosityParam } from './query-params';
 const NO_STORIES =
   'You must provide some stories in the request body in order to evaluate your model.';
 
-/** Op 15 (`POST /model/predict`) and op 13 (`POST /model/test/stories`). */
+/** `POST /model/predict` and `POST /model/test/stories`. */
 @Controller('model')
 export class ModelDialogueController {
   constructor(

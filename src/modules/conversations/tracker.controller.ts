@@ -24,7 +24,7 @@ import {
 } from './commands';
 import { boolParam, floatParam, verbosityParam } from './query-params';
 
-/** Rasa's tracker routes (operations 3–7 and 11). Auth runs first (global guard). */
+/** Rasa's tracker routes. Auth runs first (global guard). */
 @Controller('conversations')
 @UseGuards(ModelLoadedGuard)
 export class TrackerController {

@@ -37,7 +37,7 @@ export function callbackFailure(e: unknown): FailureBody {
 }
 
 /**
- * Op 14 (`POST /model/test/intents`): evaluates NLU test data (YAML body) against the loaded
+ * `POST /model/test/intents`: evaluates NLU test data (YAML body) against the loaded
  * model, another archive (`?model=`, loaded only for this request) or by stratified
  * cross-validation (`?cross_validation_folds=k`, config in the body). With `callback_url` it
  * answers 204 at once and POSTs the result (or failure body) there later. Auth runs first.

@@ -1,6 +1,6 @@
 import { decode } from 'jsonwebtoken';
 
-/** License record of op 1 (`GET /license`). */
+/** License record of `GET /license`. */
 export interface LicenseRecord {
   id: string | null;
   company: string | null;

@@ -21,7 +21,7 @@ export class ModelAdminController {
   }
 }
 
-/** `GET /domain` (op 19). Auth runs first (global guard); 409 without a model. */
+/** `GET /domain`. Auth runs first (global guard); 409 without a model. */
 @Controller('domain')
 export class DomainController {
   constructor(private readonly admin: ModelAdminService) {}

@@ -81,7 +81,7 @@ export class ModelAdminService {
   ) {}
 
   /**
-   * Op 17 (`PUT /model`): sources in the spec's order — `model_file` when that path exists
+   * `PUT /model`: sources in the spec's order — `model_file` when that path exists
    * locally, then `model_server` (polled afterwards when it has a `wait_time_between_pulls`),
    * then `remote_storage` with `model_file` as the model's name. Every failure leaves the
    * served model as it was.
@@ -125,7 +125,7 @@ export class ModelAdminService {
     );
   }
 
-  /** Op 18 (`DELETE /model`): afterwards model routes answer 409. */
+  /** `DELETE /model`: afterwards model routes answer 409. */
   unload(): void {
     this.poller.stop();
     this.store.unload();
@@ -133,7 +133,7 @@ export class ModelAdminService {
   }
 
   /**
-   * Op 19 (`GET /domain`) as Rasa negotiates it: an `Accept` ending in `json` (default when
+   * `GET /domain` as Rasa negotiates it: an `Accept` ending in `json` (default when
    * absent) → JSON, ending in `yml`/`yaml` → YAML text; anything else (also a bare wildcard) → 406.
    */
   domain(accept: string | undefined): DomainRepresentation {

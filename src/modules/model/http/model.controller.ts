@@ -1,7 +1,7 @@
 import { Controller, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { ModelLoadedGuard } from 'src/modules/model/model-loaded.guard';
+import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { ModelService, parseCommand } from './model.service';
 
 /** Rasa's model routes. Auth runs first (global guard). */

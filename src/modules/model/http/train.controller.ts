@@ -14,7 +14,7 @@ import { TrainingJobs } from 'src/modules/model/training/training-jobs';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 
 /**
- * `POST /model/train` (op 12). Auth runs first (global guard). Answers with the archive bytes,
+ * `POST /model/train`. Auth runs first (global guard). Answers with the archive bytes,
  * or, with `callback_url`, 204 at once and the result POSTed to that URL later.
  */
 @Controller('model')
