@@ -7,6 +7,8 @@ import { startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app
  * appends sent at once, spread over both instances.
  */
 describe('two instances on one database', () => {
+  // 2,000 requests a case: room for a loaded machine (a hang guard, not a speed check).
+  jest.setTimeout(120_000);
   let a: TestApp;
   let b: TestApp;
   const env = { LOCK_STORE: 'postgres', DATABASE_POOL_SIZE: '20' };
