@@ -298,9 +298,8 @@ export function validateFlows(flows: FlowsList, domain: Domain): FlowsValidation
         return;
       }
       const identifiers = predicateIdentifiers(rendered);
-      const namespaced = identifiers.some(
-        (i) => i.startsWith('slots.') || i.startsWith('context.'),
-      );
+      // Judged on the text as written: `'{{context.x}}' = 'y'` reads the context.
+      const namespaced = /\b(slots|context)\./.test(predicate);
       if (!namespaced && (!isGuard || identifiers.length > 0)) {
         err(
           `Predicate '${predicate}' in ${where} does not use the namespace 'slots.' or 'context.'; ` +
