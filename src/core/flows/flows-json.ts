@@ -15,8 +15,9 @@ export function flowToJson(flow: Flow): JsonObject {
   if (flow.nameGiven !== false) out.name = flow.name;
   out.description = flow.description;
   if (flow.guard !== null) out.if = flow.guard;
-  if (flow.alwaysIncludeInPrompt !== null)
+  if (flow.alwaysIncludeInPrompt !== null) {
     out.always_include_in_prompt = flow.alwaysIncludeInPrompt;
+  }
   if (flow.nluTrigger.length > 0) {
     out.nlu_trigger = flow.nluTrigger.map((t) => ({
       intent: { name: t.intent, confidence_threshold: t.confidenceThreshold },

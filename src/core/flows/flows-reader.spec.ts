@@ -197,17 +197,37 @@ flows:
   describe('schema errors name the file, the line and the flow', () => {
     it.each([
       ['flows as a list', 'flows:\n  - a\n', 'Found a list but expected a dictionary of flows.'],
-      ['unknown flow key', flow('    foo: 1\n    steps: []\n'), "Additional properties are not allowed ('foo' was unexpected)"],
-      ['missing description', 'flows:\n  f:\n    steps:\n      - action: a\n', "'description' is a required property"],
+      [
+        'unknown flow key',
+        flow('    foo: 1\n    steps: []\n'),
+        "Additional properties are not allowed ('foo' was unexpected)",
+      ],
+      [
+        'missing description',
+        'flows:\n  f:\n    steps:\n      - action: a\n',
+        "'description' is a required property",
+      ],
       ['missing steps', 'flows:\n  f:\n    description: d\n', "'steps' is a required property"],
-      ['steps not a list', flow('    steps: {a: 1}\n'), 'Found a dictionary but expected a list of steps.'],
+      [
+        'steps not a list',
+        flow('    steps: {a: 1}\n'),
+        'Found a dictionary but expected a list of steps.',
+      ],
       [
         'step without a type key',
         flow('    steps:\n      - id: x\n'),
         'At least one of the following properties is required: action, collect, link, call, set_slots, noop',
       ],
-      ['step with two type keys', flow('    steps:\n      - action: a\n        collect: b\n'), "Not a valid 'steps' definition."],
-      ['noop without next', flow('    steps:\n      - noop: true\n'), "'next' is a required property"],
+      [
+        'step with two type keys',
+        flow('    steps:\n      - action: a\n        collect: b\n'),
+        "Not a valid 'steps' definition.",
+      ],
+      [
+        'noop without next',
+        flow('    steps:\n      - noop: true\n'),
+        "'next' is a required property",
+      ],
       [
         'unknown key of an action step',
         flow('    steps:\n      - action: a\n        utter: b\n'),
@@ -218,7 +238,11 @@ flows:
         flow('    steps:\n      - collect: a\n        foo: b\n'),
         "Additional properties are not allowed ('foo' was unexpected)",
       ],
-      ['empty nlu_trigger', flow('    nlu_trigger: []\n    steps:\n      - action: a\n'), 'nlu_trigger: [] should be non-empty'],
+      [
+        'empty nlu_trigger',
+        flow('    nlu_trigger: []\n    steps:\n      - action: a\n'),
+        'nlu_trigger: [] should be non-empty',
+      ],
       [
         'nlu_trigger item without intent',
         flow('    nlu_trigger:\n      - name: x\n    steps:\n      - action: a\n'),
@@ -229,8 +253,16 @@ flows:
         flow('    steps:\n      - action: a\n        next:\n          - if: x\n'),
         "Not a valid 'next' definition. Expected else block or if-then block.",
       ],
-      ['a wrongly typed property', flow('    run_pattern_completed: maybe\n    steps:\n      - action: a\n'), 'run_pattern_completed: Found `maybe` but expected a boolean.'],
-      ['a rejection without utter', flow('    steps:\n      - collect: a\n        rejections:\n          - if: x\n'), "'utter' is a required property"],
+      [
+        'a wrongly typed property',
+        flow('    run_pattern_completed: maybe\n    steps:\n      - action: a\n'),
+        'run_pattern_completed: Found `maybe` but expected a boolean.',
+      ],
+      [
+        'a rejection without utter',
+        flow('    steps:\n      - collect: a\n        rejections:\n          - if: x\n'),
+        "'utter' is a required property",
+      ],
     ])('%s', (_what, yaml, message) => {
       const e = readError(yaml);
       expect(e.message).toContain(message);
@@ -244,7 +276,9 @@ flows:
     });
 
     it('rejects a flow id used twice in one file', () => {
-      const e = readError('flows:\n  f:\n    description: d\n    steps: []\n  f:\n    description: d\n');
+      const e = readError(
+        'flows:\n  f:\n    description: d\n    steps: []\n  f:\n    description: d\n',
+      );
       expect(e.message).toBe('data/flows.yml:5: invalid YAML: Map keys must be unique');
     });
   });

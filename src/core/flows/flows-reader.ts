@@ -97,8 +97,10 @@ function lineOfAny(source: YamlSource, node: unknown): number | undefined {
 function found(node: unknown): string {
   if (isMap(node)) return 'a dictionary';
   if (isSeq(node)) return 'a list';
-  const v = isScalar(node) ? node.value : node;
-  return `\`${v === null || v === undefined ? 'None' : String(v)}\``;
+  const v: unknown = isScalar(node) ? node.value : node;
+  if (v === null || v === undefined) return '`None`';
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return `\`${v}\``;
+  return `\`${JSON.stringify(v)}\``;
 }
 
 function isNull(node: unknown): boolean {
@@ -381,12 +383,13 @@ function readStep(ctx: Ctx, node: unknown): RawStep {
     : null;
   let metadata: JsonObject | null = null;
   if (has('metadata') && !isNull(get('metadata'))) {
-    if (!isMap(get('metadata')))
+    if (!isMap(get('metadata'))) {
       fail(
         ctx,
         get('metadata'),
         `metadata: Found ${found(get('metadata'))} but expected a dictionary.`,
       );
+    }
     metadata = toPlain(ctx.source, get('metadata')) as JsonObject;
   }
   metadata = { ...(metadata ?? {}), line_numbers: lineNumbers(ctx.source, node) };
@@ -449,8 +452,9 @@ function readRejections(ctx: Ctx, node: unknown): SlotRejection[] {
   }
   return node.items.map((raw) => {
     const item = deref(ctx.source, raw);
-    if (!isMap(item))
+    if (!isMap(item)) {
       fail(ctx, item, `rejections: Found ${found(item)} but expected a dictionary.`);
+    }
     const entries = mapEntries(ctx, item);
     const get = (key: string): unknown => entries.find((e) => e.key === key)?.value;
     for (const key of ['if', 'utter']) {

@@ -123,7 +123,11 @@ describe('flowStructureErrors', () => {
   });
 
   it('accepts a well-formed flow with a loop back to START', () => {
-    expect(flowStructureErrors(mk('f', [action('a', 'x', [{ if: 'slots.a', then: 'START' }, { else: 'END' }])]))).toEqual([]);
+    expect(
+      flowStructureErrors(
+        mk('f', [action('a', 'x', [{ if: 'slots.a', then: 'START' }, { else: 'END' }])]),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -157,7 +161,9 @@ describe('flowsListStructureErrors', () => {
   it('rejects user flows calling or linking patterns', () => {
     const p = mk('pattern_search', [action('s', 'x')]);
     expect(errorsOf(mk('a', [link('l', 'pattern_search')]), p)).toEqual([
-      expect.stringContaining("Step 'l' in flow 'a' is referencing a pattern 'pattern_search', which is not allowed. Patterns cannot be used as a target in link steps"),
+      expect.stringContaining(
+        "Step 'l' in flow 'a' is referencing a pattern 'pattern_search', which is not allowed. Patterns cannot be used as a target in link steps",
+      ),
     ]);
     expect(errorsOf(mk('a', [call('c', 'pattern_search')]), p)).toEqual([
       "Step 'c' in flow 'a' is referencing a pattern 'pattern_search', which is not allowed. Patterns can not be used as a target for a call step.",
@@ -170,7 +176,9 @@ describe('flowsListStructureErrors', () => {
     expect(errorsOf(mk('pattern_x', [call('c', 'u')]), user)).toEqual([
       "Step 'c' in pattern 'pattern_x' is referencing a flow which is not allowed. Patterns can not use call steps.",
     ]);
-    expect(errorsOf(mk('pattern_x', [link('l', 'pattern_y')]), mk('pattern_y', [action('s', 'x')]))).toEqual([
+    expect(
+      errorsOf(mk('pattern_x', [link('l', 'pattern_y')]), mk('pattern_y', [action('s', 'x')])),
+    ).toEqual([
       "Step 'l' in pattern 'pattern_x' is referencing a pattern which is not allowed. Patterns can not use link steps to other patterns. Exception: patterns can link to 'pattern_human_handoff'.",
     ]);
     expect(errorsOf(mk('pattern_x', [link('l', 'u')]), user)).toEqual([]);
@@ -190,9 +198,13 @@ describe('assertValidFlowsStructure', () => {
     }
     expect(error).toBeInstanceOf(DialogueError);
     expect((error as DialogueError).code).toBe('TRAINING_DATA.INVALID');
-    expect((error as DialogueError).message).toBe("data/flows.yml: Flow 'f' does not have any steps.");
+    expect((error as DialogueError).message).toBe(
+      "data/flows.yml: Flow 'f' does not have any steps.",
+    );
     expect((error as DialogueError).details).toMatchObject({ file: 'data/flows.yml', flow: 'f' });
-    expect(() => assertValidFlowsStructure(new FlowsList([mk('f', [action('a', 'x')])]))).not.toThrow();
+    expect(() =>
+      assertValidFlowsStructure(new FlowsList([mk('f', [action('a', 'x')])])),
+    ).not.toThrow();
   });
 });
 
@@ -225,7 +237,8 @@ describe('validateFlows', () => {
   it('accepts flows that fit the domain', () => {
     expect(
       validate(
-        flowWith(`      - collect: name
+        flowWith(
+          `      - collect: name
       - collect: asked
       - collect: preset
       - collect: color
@@ -241,20 +254,54 @@ describe('validateFlows', () => {
           - if: slots.ok = true and context.y
             then: END
           - else: END
-`, "    if: slots.ok is true\n    persisted_slots: [name]\n"),
+`,
+          '    if: slots.ok is true\n    persisted_slots: [name]\n',
+        ),
       ),
     ).toEqual({ errors: [], warnings: [] });
   });
 
   it.each<[string, string, string]>([
-    ['a collected slot not in the domain', '      - collect: nope\n', "data/flows.yml: The slot 'nope' is collected in step 'f_0_collect_nope' of flow 'f', but it is not listed in the domain slots."],
-    ['a collected list slot', '      - collect: items\n', "The slot 'items' collected in step 'f_0_collect_items' of flow 'f' is a list slot"],
-    ['a collect with a response and an action', '      - collect: both\n', "has both a response 'utter_ask_both' and an action 'action_ask_both'"],
-    ['a collect without a way to ask', '      - collect: ok\n        utter: utter_missing\n', "has neither a response 'utter_missing' nor an action 'action_ask_ok'"],
-    ['a set slot not in the domain', '      - set_slots:\n          - nope: 1\n', "The slot 'nope' is set in step 'f_0_set_slots' of flow 'f', but it is not listed in the domain slots."],
-    ['a set list slot', '      - set_slots:\n          - items: []\n', "The slot 'items' set in step 'f_0_set_slots' of flow 'f' is a list slot"],
-    ['an unknown action', '      - action: action_nope\n', "The action 'action_nope' is used in step 'f_0_action_nope' of flow 'f', but it is not listed in the domain file."],
-    ['a link to a missing flow', '      - link: nope\n', "The flow 'nope' linked in step 'f_0_link_nope' of flow 'f' does not exist."],
+    [
+      'a collected slot not in the domain',
+      '      - collect: nope\n',
+      "data/flows.yml: The slot 'nope' is collected in step 'f_0_collect_nope' of flow 'f', but it is not listed in the domain slots.",
+    ],
+    [
+      'a collected list slot',
+      '      - collect: items\n',
+      "The slot 'items' collected in step 'f_0_collect_items' of flow 'f' is a list slot",
+    ],
+    [
+      'a collect with a response and an action',
+      '      - collect: both\n',
+      "has both a response 'utter_ask_both' and an action 'action_ask_both'",
+    ],
+    [
+      'a collect without a way to ask',
+      '      - collect: ok\n        utter: utter_missing\n',
+      "has neither a response 'utter_missing' nor an action 'action_ask_ok'",
+    ],
+    [
+      'a set slot not in the domain',
+      '      - set_slots:\n          - nope: 1\n',
+      "The slot 'nope' is set in step 'f_0_set_slots' of flow 'f', but it is not listed in the domain slots.",
+    ],
+    [
+      'a set list slot',
+      '      - set_slots:\n          - items: []\n',
+      "The slot 'items' set in step 'f_0_set_slots' of flow 'f' is a list slot",
+    ],
+    [
+      'an unknown action',
+      '      - action: action_nope\n',
+      "The action 'action_nope' is used in step 'f_0_action_nope' of flow 'f', but it is not listed in the domain file.",
+    ],
+    [
+      'a link to a missing flow',
+      '      - link: nope\n',
+      "The flow 'nope' linked in step 'f_0_link_nope' of flow 'f' does not exist.",
+    ],
     [
       'an invalid predicate',
       '      - action: action_do\n        next:\n          - if: slots.name = = 3\n            then: END\n          - else: END\n',
@@ -289,22 +336,31 @@ describe('validateFlows', () => {
 
   it('checks flow guards and accepts the link-only guard', () => {
     expect(validate(flowWith('      - action: action_do\n', '    if: false\n')).errors).toEqual([]);
-    expect(validate(flowWith('      - action: action_do\n', '    if: slots.nope\n')).errors).toEqual([
+    expect(
+      validate(flowWith('      - action: action_do\n', '    if: slots.nope\n')).errors,
+    ).toEqual([
       "data/flows.yml: The slot 'nope' is used in the flow guard of flow 'f', but it is not listed in the domain slots.",
     ]);
   });
 
   it('checks persisted slots and the deprecated reset_after_flow_ends', () => {
-    expect(validate(flowWith('      - collect: name\n', '    persisted_slots: [color]\n')).errors).toEqual([
+    expect(
+      validate(flowWith('      - collect: name\n', '    persisted_slots: [color]\n')).errors,
+    ).toEqual([
       "data/flows.yml: Flow 'f' lists 'color' under 'persisted_slots', but only slots the flow collects or sets can be persisted.",
     ]);
     const conflict = validate(
-      flowWith('      - collect: name\n        reset_after_flow_ends: false\n', '    persisted_slots: [name]\n'),
+      flowWith(
+        '      - collect: name\n        reset_after_flow_ends: false\n',
+        '    persisted_slots: [name]\n',
+      ),
     );
     expect(conflict.errors).toEqual([
       "data/flows.yml: Flow 'f' sets 'persisted_slots' and its collect step for slot 'name' sets 'reset_after_flow_ends'; use only 'persisted_slots'.",
     ]);
-    const deprecated = validate(flowWith('      - collect: name\n        reset_after_flow_ends: false\n'));
+    const deprecated = validate(
+      flowWith('      - collect: name\n        reset_after_flow_ends: false\n'),
+    );
     expect(deprecated.errors).toEqual([]);
     expect(deprecated.warnings).toEqual([
       expect.stringContaining("uses 'reset_after_flow_ends', which is deprecated"),
@@ -312,7 +368,11 @@ describe('validateFlows', () => {
   });
 
   it('warns about a rejection response the domain lacks', () => {
-    const r = validate(flowWith('      - collect: name\n        rejections:\n          - if: slots.name = "x"\n            utter: utter_gone\n'));
+    const r = validate(
+      flowWith(
+        '      - collect: name\n        rejections:\n          - if: slots.name = "x"\n            utter: utter_gone\n',
+      ),
+    );
     expect(r.errors).toEqual([]);
     expect(r.warnings).toEqual([
       "data/flows.yml: The response 'utter_gone' of a rejection in step 'f_0_collect_name' of flow 'f' is not defined in the domain.",

@@ -10,7 +10,7 @@ import {
   type Flow,
   type FlowStep,
 } from './flow';
-import { allSteps, FlowsList } from './flows-list';
+import { allSteps, type FlowsList } from './flows-list';
 import { parsePredicate, predicateIdentifiers } from './predicate';
 
 /**
@@ -333,8 +333,9 @@ export function validateFlows(flows: FlowsList, domain: Domain): FlowsValidation
       }
     };
 
-    if (flow.guard !== null)
+    if (flow.guard !== null) {
       checkPredicate(flow.guard, `the flow guard of flow '${flow.id}'`, true);
+    }
 
     const slotsUsed = new Set<string>();
     for (const s of allSteps(flow.steps)) {
@@ -409,8 +410,9 @@ export function validateFlows(flows: FlowsList, domain: Domain): FlowsValidation
           }
         }
       } else if (s.kind === 'action') {
-        if (s.action.includes('{{') || s.action.includes('{%') || s.action.includes('{context.'))
+        if (s.action.includes('{{') || s.action.includes('{%') || s.action.includes('{context.')) {
           continue;
+        }
         if (!actions.has(s.action)) {
           err(
             `The action '${s.action}' is used in ${inStep(s)}, but it is not listed in the domain file.`,
@@ -465,13 +467,15 @@ function slotComparisons(predicate: string): { slot: string; value: string }[] {
   for (const m of predicate.matchAll(
     new RegExp(`\\bslots\\.([\\w-]+)\\s*${op}\\s*${value}`, 'gi'),
   )) {
-    if (!(m[2] as string).startsWith('slots.'))
+    if (!(m[2] as string).startsWith('slots.')) {
       out.push({ slot: m[1] as string, value: strip(m[2] as string) });
+    }
   }
   for (const m of predicate.matchAll(new RegExp(`${value}\\s*${op}\\s*slots\\.([\\w-]+)`, 'gi'))) {
     const v = m[1] as string;
-    if (!v.startsWith('slots.') && !/^(is|not)$/i.test(v))
+    if (!v.startsWith('slots.') && !/^(is|not)$/i.test(v)) {
       out.push({ slot: m[2] as string, value: strip(v) });
+    }
   }
   return out.filter((c) => !c.value.includes(TEMPLATE_PLACEHOLDER));
 }

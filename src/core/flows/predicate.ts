@@ -202,7 +202,8 @@ function value(token: Token, document: Record<string, unknown>): unknown {
             : token.value === 'empty'
               ? EMPTY
               : UNDEFINED;
-    default:
+    case 'op':
+    case 'punct':
       throw new Error('not a value');
   }
 }
