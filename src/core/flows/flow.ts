@@ -117,3 +117,11 @@ export const PATTERN_PREFIX = 'pattern_';
 export function isPatternFlow(flowId: string): boolean {
   return flowId.startsWith(PATTERN_PREFIX);
 }
+
+/**
+ * Added after the model: whether the flow's `name` was given in the YAML (Rasa serialises
+ * `name` only then). Absent: treated as given.
+ */
+export interface Flow {
+  readonly nameGiven?: boolean;
+}
