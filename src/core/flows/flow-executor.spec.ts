@@ -62,26 +62,20 @@ function listOf(...flows: Flow[]): FlowsList {
 /** A compact view of events: `stack:<ops>`, `flow_started:<id>`, `slot:<name>=<value>`, … */
 function shape(events: readonly DialogueEvent[]): string[] {
   return events.map((e) => {
-    switch (e.type) {
-      case 'stack':
-        return `stack:${(JSON.parse(e.update) as { op: string; path: string; value?: unknown }[])
-          .map((o) => `${o.op} ${o.path}${typeof o.value === 'string' ? `=${o.value}` : ''}`)
-          .join(',')}`;
-      case 'flow_started':
-        return `flow_started:${String(e.flowId)}`;
-      case 'flow_completed':
-        return `flow_completed:${String(e.flowId)}@${String(e.stepId)}`;
-      case 'flow_resumed':
-        return `flow_resumed:${String(e.flowId)}@${String(e.stepId)}`;
-      case 'slot':
-        return `slot:${e.name}=${JSON.stringify(e.value)}`;
-      case 'action':
-        return `action:${String(e.name)}`;
-      case 'bot':
-        return `bot:${String(e.text)}`;
-      default:
-        return e.type;
+    if (e.type === 'stack') {
+      return `stack:${(JSON.parse(e.update) as { op: string; path: string; value?: unknown }[])
+        .map((o) => `${o.op} ${o.path}${typeof o.value === 'string' ? `=${o.value}` : ''}`)
+        .join(',')}`;
     }
+    if (e.type === 'flow_started') return `flow_started:${String(e.flowId)}`;
+    if (e.type === 'flow_completed') {
+      return `flow_completed:${String(e.flowId)}@${String(e.stepId)}`;
+    }
+    if (e.type === 'flow_resumed') return `flow_resumed:${String(e.flowId)}@${String(e.stepId)}`;
+    if (e.type === 'slot') return `slot:${e.name}=${JSON.stringify(e.value)}`;
+    if (e.type === 'action') return `action:${String(e.name)}`;
+    if (e.type === 'bot') return `bot:${String(e.text)}`;
+    return e.type;
   });
 }
 
