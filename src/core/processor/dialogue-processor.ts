@@ -50,6 +50,8 @@ export interface ActionPrediction {
   readonly confidence: number | null;
   readonly events: DialogueEvent[];
   readonly hideRuleTurn: boolean;
+  /** The prediction's action metadata (FlowPolicy: `active_flow`, `step_id`), if any. */
+  readonly actionMetadata?: JsonObject | null;
 }
 
 /** `action_listen` after an action took the user's message back (no policy chose it). */
@@ -206,6 +208,7 @@ export class DialogueProcessor {
       confidence: p.maxConfidence,
       events: p.events,
       hideRuleTurn: p.hideRuleTurn,
+      actionMetadata: p.actionMetadata ?? null,
     };
   }
 
@@ -230,7 +233,12 @@ export class DialogueProcessor {
         temporary = tracker.copy();
         for (const e of prediction.events) temporary.update(e);
       }
-      events = await action.run(this.context(temporary, channel));
+      const metadata = prediction.actionMetadata;
+      events = await action.run(
+        metadata
+          ? { ...this.context(temporary, channel), actionMetadata: metadata }
+          : this.context(temporary, channel),
+      );
     } catch (error) {
       if (error instanceof ActionExecutionRejection) {
         this.options.warn?.(error.message, { action: name });
@@ -260,6 +268,7 @@ export class DialogueProcessor {
           confidence: prediction.confidence,
           hideRuleTurn: prediction.hideRuleTurn,
           timestamp: this.options.now(),
+          metadata: prediction.actionMetadata ?? null,
         }),
       );
     }
