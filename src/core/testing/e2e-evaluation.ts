@@ -70,7 +70,7 @@ export function findE2eFailures(
     }
   }
   const failures: number[] = [];
-  for (let i = from; i < to; i++) {
+  for (let i = from; i < Math.min(to, steps.length); i++) {
     const step = steps[i] as E2eStep;
     if (step.kind === 'user') {
       latest = run.turns.get(i) ?? latest;
