@@ -81,7 +81,8 @@ describe('readE2eTestCases', () => {
   });
 
   it('names the file, line and test case of a bad step', () => {
-    const text = 'test_cases:\n  - test_case: greet\n    steps:\n      - user: hi\n      - said: x\n';
+    const text =
+      'test_cases:\n  - test_case: greet\n    steps:\n      - user: hi\n      - said: x\n';
     const message = problem(() => readE2eTestCases(text, 'tests/a.yml'));
     expect(message).toBe(
       "tests/a.yml:5: test case 'greet': a step needs one of user, bot, utter, slot_was_set, slot_was_not_set",
@@ -90,16 +91,14 @@ describe('readE2eTestCases', () => {
 
   it('refuses a step with two kinds, unknown keys, assertions and a case without steps', () => {
     const base = 'test_cases:\n  - test_case: t\n    steps:\n';
-    expect(problem(() => readE2eTestCases(`${base}      - user: hi\n        bot: x\n`, 'f'))).toMatch(
-      /^f:4: test case 't': a step has more than one of .* \(user, bot\)$/,
-    );
-    expect(problem(() => readE2eTestCases(`${base}      - bot: x\n        metadata: m\n`, 'f'))).toBe(
-      "f:5: test case 't': unknown key 'metadata' in a bot step",
-    );
     expect(
-      problem(() =>
-        readE2eTestCases(`${base}      - user: hi\n        assertions: []\n`, 'f'),
-      ),
+      problem(() => readE2eTestCases(`${base}      - user: hi\n        bot: x\n`, 'f')),
+    ).toMatch(/^f:4: test case 't': a step has more than one of .* \(user, bot\)$/);
+    expect(
+      problem(() => readE2eTestCases(`${base}      - bot: x\n        metadata: m\n`, 'f')),
+    ).toBe("f:5: test case 't': unknown key 'metadata' in a bot step");
+    expect(
+      problem(() => readE2eTestCases(`${base}      - user: hi\n        assertions: []\n`, 'f')),
     ).toMatch(/^f:4: test case 't': `assertions` steps are not supported/);
     expect(problem(() => readE2eTestCases('test_cases:\n  - test_case: t\n', 'f'))).toBe(
       "f:2: test case 't': no `steps:`",
@@ -126,7 +125,9 @@ describe('readE2eTestCases', () => {
           'f',
         ),
       ),
-    ).toBe("f:5: test case 't': a `slot_was_set` item must be a slot name or one `slot: value` pair");
+    ).toBe(
+      "f:5: test case 't': a `slot_was_set` item must be a slot name or one `slot: value` pair",
+    );
   });
 
   it('throws DialogueErrors for invalid YAML', () => {
