@@ -41,7 +41,8 @@ export interface ShellOptions {
   sender?: string;
 }
 
-async function loadCliAssistant(
+/** The model of `--model` (default models/: the newest archive), as `parley shell` loads it. */
+export async function loadCliAssistant(
   model: string | undefined,
 ): Promise<{ path: string; assistant: LoadedAssistant }> {
   const requested = model ?? 'models';
