@@ -185,6 +185,7 @@ export async function shell(
     endpoint,
     nlg,
     now,
+    calm: assistant.calm ?? null,
     warn: (m) => log(`warning: ${m}`),
   });
   log(`Model loaded from ${path}. Type a message and press enter (end with /stop or Ctrl-D).`);
