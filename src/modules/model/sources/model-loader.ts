@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { DialogueError, Domain, type JsonObject, type LoadedAssistant } from 'src/core';
+import { DialogueError, Domain, type LoadedAssistant } from 'src/core';
 import { FLOWS_ARCHIVE_FILE, loadStoredFlows } from 'src/core/flows/flows-model';
 import {
   checkLocalModelPath,
