@@ -164,75 +164,23 @@ function tokenizeExpr(src: string, where: string): ExprToken[] {
   return out;
 }
 
-const FILTERS = new Set([
-  'join',
-  'lower',
-  'upper',
-  'default',
-  'd',
-  'length',
-  'count',
-  'first',
-  'last',
-  'string',
-  'trim',
-  'capitalize',
-  'title',
-  'replace',
-  'list',
-  'sort',
-  'unique',
-  'reverse',
-  'int',
-  'float',
-  'abs',
-  'round',
-  'tojson',
-  'safe',
-  'e',
-  'escape',
-]);
+const FILTERS = new Set(
+  'join lower upper default d length count first last string trim capitalize title replace list sort unique reverse int float abs round tojson safe e escape'.split(
+    ' ',
+  ),
+);
 
-const TESTS = new Set([
-  'defined',
-  'undefined',
-  'none',
-  'boolean',
-  'true',
-  'false',
-  'string',
-  'number',
-  'integer',
-  'float',
-  'mapping',
-  'sequence',
-  'iterable',
-  'odd',
-  'even',
-  'divisibleby',
-  'eq',
-  'equalto',
-  'ne',
-  'in',
-  'lower',
-  'upper',
-]);
+const TESTS = new Set(
+  'defined undefined none boolean true false string number integer float mapping sequence iterable odd even divisibleby eq equalto ne in lower upper'.split(
+    ' ',
+  ),
+);
 
-const METHODS = new Set([
-  'keys',
-  'values',
-  'items',
-  'get',
-  'lower',
-  'upper',
-  'strip',
-  'split',
-  'replace',
-  'startswith',
-  'endswith',
-  'title',
-  'capitalize',
-]);
+const METHODS = new Set(
+  'keys values items get lower upper strip split replace startswith endswith title capitalize'.split(
+    ' ',
+  ),
+);
 
 class ExprParser {
   private i = 0;
