@@ -223,6 +223,63 @@ describe('renderTemplate', () => {
   });
 });
 
+describe('the other filters and tests', () => {
+  it.each([
+    ['{{ xs|first }}-{{ xs|last }}', 'a-c'],
+    ["{{ 'hello world'|title }} {{ 'hELLO'|capitalize }}", 'Hello World Hello'],
+    ["[{{ '  x  '|trim }}]", '[x]'],
+    ["{{ 'a-b'|replace('-', '+') }}", 'a+b'],
+    ['{{ [3, 1, 2]|sort|join }} {{ [3, 1, 2]|sort(true)|join }}', '123 321'],
+    ['{{ [1, 1, 2]|unique|list }}', '[1, 2]'],
+    ["{{ xs|reverse|join }} {{ 'ab'|reverse }}", 'cba ba'],
+    ["{{ '42'|int + 1 }} {{ '2.5'|float }} {{ 'x'|int }}", '43 2.5 0'],
+    ['{{ -3|abs }} {{ 2.567|round(2) }}', '3 2.57'],
+    ["{{ {'a': [1, none]}|tojson }}", '{"a":[1,null]}'],
+    ["{{ '<b>'|e }} {{ '<b>'|safe }} {{ 7|string ~ '!' }} {{ xs|count }}", '&lt;b&gt; <b> 7! 3'],
+    [
+      "{{ 's'|lower is lower }} {{ 'S' is upper }} {{ 3 is odd }} {{ 4 is even }}",
+      'True True True True',
+    ],
+    [
+      "{{ 6 is divisibleby 3 }} {{ 1 is eq 1 }} {{ 1 is ne 2 }} {{ 'a' is in xs }}",
+      'True True True True',
+    ],
+    [
+      '{{ 1 is number }} {{ 1 is integer }} {{ 1.5 is float }} {{ "s" is string }}',
+      'True True True True',
+    ],
+    [
+      '{{ xs is sequence }} {{ d is mapping }} {{ true is boolean }} {{ true is true }} {{ false is false }}',
+      'True True True True True',
+    ],
+    ['{{ nope is undefined }} {{ xs is iterable }}', 'True True'],
+    [
+      "{{ 'A b'.lower() }} {{ 'a'.upper() }} {{ ' x '.strip() }} {{ 'a,b'.split(',') }}",
+      "a b A x ['a', 'b']",
+    ],
+    [
+      "{{ 'ab'.startswith('a') }} {{ 'ab'.endswith('a') }} {{ 'a b'.title() }} {{ 'ab'.capitalize() }}",
+      'True False A B Ab',
+    ],
+    ["{{ 'x-y'.replace('-', '') }} {{ d.items()|list }}", "xy [['k', 1]]"],
+    ['{{ 7 % 3 }} {{ 7 / 2 }} {{ 2 - 5 }} {{ "ab" * 2 }} {{ [1] + [2] }}', '1 3.5 -3 abab [1, 2]'],
+  ])('%s', (template, expected) => {
+    expect(renderTemplate(template, { xs: ['a', 'b', 'c'], d: { k: 1 } })).toBe(expected);
+  });
+
+  it('runtime errors are template errors', () => {
+    expect(() => renderTemplate('{{ 1 / 0 }}', {})).toThrow(/Division by zero/);
+    expect(() => renderTemplate('{{ 1 - "a" }}', {})).toThrow(/Unsupported operand/);
+    expect(() => renderTemplate('{{ 3|length }}', {})).toThrow(/has no length/);
+    expect(() => renderTemplate('{% for x in 3 %}{% endfor %}', {})).toThrow(/not iterable/);
+    expect(() => renderTemplate('{{ nope.keys() }}', {})).toThrow(/undefined value/);
+    expect(() => renderTemplate('{{ x is frob }}', {})).toThrow(/Unknown test/);
+    expect(() => renderTemplate('{% for a, b in xs %}{% endfor %}', { xs: [[1]] })).toThrow(
+      /Cannot unpack/,
+    );
+  });
+});
+
 describe('isTemplate', () => {
   it('spots Jinja markup', () => {
     expect(isTemplate('action_{{context.x}}')).toBe(true);

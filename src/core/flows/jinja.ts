@@ -330,16 +330,17 @@ class ExprParser {
     return l;
   }
 
-  private unary(): Expr {
+  /** Like Jinja: `-x|f` is `(-x)|f` — the operand of a sign takes no filters of its own. */
+  private unary(withFilters = true): Expr {
+    let node: Expr;
     if (this.isOp('-')) {
       this.i++;
-      return this.filters({ k: 'neg', e: this.unary() });
-    }
-    if (this.isOp('+')) {
+      node = { k: 'neg', e: this.unary(false) };
+    } else if (this.isOp('+')) {
       this.i++;
-      return this.unary();
-    }
-    return this.filters(this.postfix(this.primary()));
+      node = this.unary(false);
+    } else node = this.postfix(this.primary());
+    return withFilters ? this.filters(node) : node;
   }
 
   private filters(e: Expr): Expr {
