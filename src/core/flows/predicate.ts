@@ -1,270 +1,677 @@
+import {
+  isPlainObject,
+  pyCompare,
+  pyEquals,
+  PythonTypeError,
+  pyTruthy,
+} from 'src/core/flows/python-values';
+
 /**
- * Conditions of flows (`if` of links, flow guards, rejections): a small pypred-compatible
- * parser. MINIMAL version for the flows reader and its validation (syntax check and the
- * identifiers a predicate reads); the full evaluator replaces this file.
+ * Flow conditions: a predicate language compatible with pypred, which Rasa Pro evaluates for
+ * `next[].if`, flow guards and collect rejections. The caller renders Jinja first; this module
+ * parses and evaluates the result against `{context, slots}`.
+ *
+ * Faithful to pypred where it is surprising:
+ * - `and` and `or` share one precedence level and associate to the right
+ *   (`a and b or c` is `a and (b or c)`); `not` binds tighter than both.
+ * - An unquoted token is an identifier looked up in the document (whole key, then dotted path);
+ *   when absent it is Undefined, never a string. Quoted tokens are strings.
+ * - Undefined equals Undefined and `empty`; `empty` equals anything of length zero, not null;
+ *   ordering comparisons with Undefined or `empty` are false.
+ * - Any evaluation error makes the whole condition false.
  */
 
+/** A predicate that does not parse (or fails pypred's checks on `contains` / `matches`). */
 export class PredicateSyntaxError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly predicate: string,
+  ) {
     super(message);
     this.name = 'PredicateSyntaxError';
   }
 }
 
-type Token =
-  | { readonly kind: 'string'; readonly value: string }
-  | { readonly kind: 'number'; readonly value: number }
-  | { readonly kind: 'constant'; readonly value: string }
-  | { readonly kind: 'identifier'; readonly value: string }
-  | { readonly kind: 'op'; readonly value: string }
-  | { readonly kind: 'punct'; readonly value: string };
-
-export type PredicateNode =
-  | { readonly kind: 'literal'; readonly token: Token }
-  | { readonly kind: 'set'; readonly items: readonly Token[] }
-  | { readonly kind: 'not'; readonly operand: PredicateNode }
+export type PredicateAst =
   | {
-      readonly kind: 'logic';
+      readonly kind: 'logical';
       readonly op: 'and' | 'or';
-      readonly left: PredicateNode;
-      readonly right: PredicateNode;
+      readonly left: PredicateAst;
+      readonly right: PredicateAst;
     }
+  | { readonly kind: 'not'; readonly operand: PredicateAst }
   | {
       readonly kind: 'compare';
-      readonly op: string;
-      readonly left: PredicateNode;
-      readonly right: PredicateNode;
-    };
+      /** `is` is `=`, `==` is `=`, `is not` is `!=`. */
+      readonly op: '=' | '!=' | '>' | '>=' | '<' | '<=';
+      readonly left: PredicateAst;
+      readonly right: PredicateAst;
+    }
+  | { readonly kind: 'contains'; readonly left: PredicateAst; readonly right: PredicateAst }
+  | { readonly kind: 'matches'; readonly left: PredicateAst; readonly regex: RegExp }
+  /** A quoted string (`quoted`) or an identifier; `text` is without quotes. */
+  | { readonly kind: 'literal'; readonly text: string; readonly quoted: boolean }
+  | { readonly kind: 'number'; readonly value: number }
+  | { readonly kind: 'constant'; readonly value: boolean | null }
+  | { readonly kind: 'undefined' }
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'set'; readonly items: readonly PredicateAst[] };
 
-const CONSTANTS = ['true', 'false', 'null', 'undefined', 'empty'];
-const WORD_OPS = ['and', 'or', 'not', 'is', 'contains', 'matches'];
-const COMPARE_OPS = ['=', '==', '!=', '>', '>=', '<', '<=', 'is', 'is not', 'contains', 'matches'];
+/** Longest predicate accepted (characters). */
+export const MAX_PREDICATE_LENGTH = 4000;
+/** Deepest nesting accepted (parentheses, `not`, sets and `and`/`or` chains). */
+export const MAX_PREDICATE_DEPTH = 100;
+/** Longest string `matches` runs a regex on; longer subjects do not match. */
+export const MAX_MATCH_SUBJECT_LENGTH = 2000;
+
+// ---------------------------------------------------------------------------------------------
+// Lexer (pypred's token rules: numbers before words, longer operators first, `#` comments)
+
+type TokenType =
+  | 'AND'
+  | 'OR'
+  | 'NOT'
+  | 'IS'
+  | 'CONTAINS'
+  | 'MATCHES'
+  | 'TRUE'
+  | 'FALSE'
+  | 'UNDEFINED'
+  | 'NULL'
+  | 'EMPTY'
+  | 'NUMBER'
+  | 'STRING'
+  | '>='
+  | '<='
+  | '=='
+  | '!='
+  | '>'
+  | '<'
+  | '='
+  | '('
+  | ')'
+  | '{'
+  | '}';
+
+interface Token {
+  readonly type: TokenType;
+  readonly value: string;
+  readonly pos: number;
+}
+
+const RESERVED: Record<string, TokenType> = {
+  is: 'IS',
+  and: 'AND',
+  or: 'OR',
+  not: 'NOT',
+  contains: 'CONTAINS',
+  matches: 'MATCHES',
+  true: 'TRUE',
+  false: 'FALSE',
+  undefined: 'UNDEFINED',
+  null: 'NULL',
+  empty: 'EMPTY',
+};
+
+const NUMBER_RE = /-?[0-9]+(?:\.[0-9]+)?/y;
+const WORD_RE = /(?:[\p{L}\p{N}\p{M}_\-.:;]+|"[^"]*"|'[^']*')/uy;
+const COMMENT_RE = /#[^\n]*/y;
+const OPERATORS: readonly TokenType[] = ['>=', '<=', '==', '!=', '>', '<', '=', '(', ')', '{', '}'];
+
+function lineCol(text: string, pos: number): string {
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const col = pos - before.lastIndexOf('\n');
+  return `line ${line}, column ${col}`;
+}
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i] as string;
-    if (/\s/.test(c)) {
-      i++;
-    } else if (c === '"' || c === "'") {
-      const end = text.indexOf(c, i + 1);
-      if (end < 0) throw new PredicateSyntaxError(`unterminated string at ${i}`);
-      tokens.push({ kind: 'string', value: text.slice(i + 1, end) });
-      i = end + 1;
-    } else if ('(){}'.includes(c)) {
-      tokens.push({ kind: 'punct', value: c });
-      i++;
-    } else if ('=!<>'.includes(c)) {
-      const two = text.slice(i, i + 2);
-      const op = ['==', '!=', '>=', '<='].includes(two) ? two : c;
-      if (op === '!') throw new PredicateSyntaxError(`unexpected '!' at ${i}`);
-      tokens.push({ kind: 'op', value: op });
-      i += op.length;
-    } else {
-      let j = i;
-      while (j < text.length && !/[\s(){}=!<>"']/.test(text[j] as string)) j++;
-      const word = text.slice(i, j);
-      const lower = word.toLowerCase();
-      if (/^-?\d+(\.\d+)?$/.test(word)) tokens.push({ kind: 'number', value: Number(word) });
-      else if (CONSTANTS.includes(lower)) tokens.push({ kind: 'constant', value: lower });
-      else if (WORD_OPS.includes(lower)) tokens.push({ kind: 'op', value: lower });
-      else tokens.push({ kind: 'identifier', value: word });
-      i = j;
+  let pos = 0;
+  const sticky = (re: RegExp): string | null => {
+    re.lastIndex = pos;
+    const m = re.exec(text);
+    return m === null ? null : m[0];
+  };
+  while (pos < text.length) {
+    const ch = text[pos] as string;
+    if (ch === ' ' || ch === '\t' || ch === '\n') {
+      pos++;
+      continue;
     }
+    const number = sticky(NUMBER_RE);
+    if (number !== null) {
+      tokens.push({ type: 'NUMBER', value: number, pos });
+      pos += number.length;
+      continue;
+    }
+    const word = sticky(WORD_RE);
+    if (word !== null) {
+      const reserved = RESERVED[word.toLowerCase()];
+      tokens.push(
+        reserved === undefined
+          ? { type: 'STRING', value: word, pos }
+          : { type: reserved, value: word.toLowerCase(), pos },
+      );
+      pos += word.length;
+      continue;
+    }
+    const comment = sticky(COMMENT_RE);
+    if (comment !== null) {
+      pos += comment.length;
+      continue;
+    }
+    const op = OPERATORS.find((o) => text.startsWith(o, pos));
+    if (op !== undefined) {
+      tokens.push({ type: op, value: op, pos });
+      pos += op.length;
+      continue;
+    }
+    const bad = ch === '"' || ch === "'" ? 'an unclosed quote' : `'${ch}'`;
+    throw new PredicateSyntaxError(
+      `Invalid condition '${text}': unexpected ${bad} at ${lineCol(text, pos)}.`,
+      text,
+    );
   }
   return tokens;
 }
 
-/** Parses a predicate; throws {@link PredicateSyntaxError} when it is not valid. */
-export function parsePredicate(text: string): PredicateNode {
-  const tokens = tokenize(text);
-  let pos = 0;
-  const peek = (): Token | undefined => tokens[pos];
-  const isOp = (t: Token | undefined, v: string): boolean => t?.kind === 'op' && t.value === v;
-  const isPunct = (t: Token | undefined, v: string): boolean =>
-    t?.kind === 'punct' && t.value === v;
+// ---------------------------------------------------------------------------------------------
+// Parser (recursive descent reproducing pypred's LALR grammar and precedence)
 
-  const factor = (): PredicateNode => {
-    const t = peek();
-    if (t === undefined) throw new PredicateSyntaxError('unexpected end of predicate');
-    if (isPunct(t, '{')) {
-      pos++;
-      const items: Token[] = [];
-      while (!isPunct(peek(), '}')) {
-        const item = peek();
-        if (item === undefined || item.kind === 'op' || item.kind === 'punct') {
-          throw new PredicateSyntaxError('invalid set literal');
-        }
-        items.push(item);
-        pos++;
-      }
-      pos++;
-      return { kind: 'set', items };
-    }
-    if (t.kind === 'op' || t.kind === 'punct') {
-      throw new PredicateSyntaxError(`unexpected '${t.value}'`);
-    }
-    pos++;
-    return { kind: 'literal', token: t };
-  };
+const COMPARISONS: Partial<Record<TokenType, '=' | '!=' | '>' | '>=' | '<' | '<='>> = {
+  '=': '=',
+  '==': '=',
+  IS: '=',
+  '!=': '!=',
+  '>': '>',
+  '>=': '>=',
+  '<': '<',
+  '<=': '<=',
+};
 
-  const term = (): PredicateNode => {
-    const t = peek();
-    if (isOp(t, 'not')) {
-      pos++;
-      return { kind: 'not', operand: term() };
-    }
-    if (isPunct(t, '(')) {
-      pos++;
-      const inner = expression();
-      if (!isPunct(peek(), ')')) throw new PredicateSyntaxError("missing ')'");
-      pos++;
-      return inner;
-    }
-    const left = factor();
-    const next = peek();
-    if (next?.kind === 'op' && COMPARE_OPS.includes(next.value)) {
-      pos++;
-      let op = next.value;
-      if (op === 'is' && isOp(peek(), 'not')) {
-        pos++;
-        op = 'is not';
-      }
-      return { kind: 'compare', op, left, right: factor() };
-    }
-    return left;
-  };
+class Parser {
+  private index = 0;
+  private depth = 0;
 
-  const expression = (): PredicateNode => {
-    const left = term();
-    const t = peek();
-    if (isOp(t, 'and') || isOp(t, 'or')) {
-      pos++;
-      return { kind: 'logic', op: t?.value as 'and' | 'or', left, right: expression() };
-    }
-    return left;
-  };
+  constructor(
+    private readonly text: string,
+    private readonly tokens: readonly Token[],
+  ) {}
 
-  if (tokens.length === 0) throw new PredicateSyntaxError('empty predicate');
-  const node = expression();
-  if (pos < tokens.length) {
-    throw new PredicateSyntaxError(`unexpected '${String(tokens[pos]?.value)}'`);
+  parse(): PredicateAst {
+    if (this.tokens.length === 0) this.fail('the condition is empty');
+    const ast = this.expression();
+    const extra = this.peek();
+    if (extra !== undefined) this.unexpected(extra);
+    return ast;
   }
-  return node;
+
+  private peek(): Token | undefined {
+    return this.tokens[this.index];
+  }
+
+  private next(): Token {
+    const token = this.tokens[this.index];
+    if (token === undefined) this.fail('unexpected end of condition');
+    this.index++;
+    return token;
+  }
+
+  private fail(reason: string): never {
+    throw new PredicateSyntaxError(`Invalid condition '${this.text}': ${reason}.`, this.text);
+  }
+
+  private unexpected(token: Token): never {
+    this.fail(`unexpected '${token.value}' at ${lineCol(this.text, token.pos)}`);
+  }
+
+  private enter(): void {
+    if (++this.depth > MAX_PREDICATE_DEPTH) {
+      this.fail(`nested deeper than ${MAX_PREDICATE_DEPTH} levels`);
+    }
+  }
+
+  /** expression := unary ((and | or) expression)? — one level, right-associative. */
+  private expression(): PredicateAst {
+    this.enter();
+    const left = this.unary();
+    const op = this.peek();
+    let result = left;
+    if (op?.type === 'AND' || op?.type === 'OR') {
+      this.index++;
+      const right = this.expression();
+      result = { kind: 'logical', op: op.type === 'AND' ? 'and' : 'or', left, right };
+    }
+    this.depth--;
+    return result;
+  }
+
+  /** unary := not unary | term */
+  private unary(): PredicateAst {
+    if (this.peek()?.type === 'NOT') {
+      this.index++;
+      this.enter();
+      const operand = this.unary();
+      this.depth--;
+      return { kind: 'not', operand };
+    }
+    return this.term();
+  }
+
+  private term(): PredicateAst {
+    const left = this.factor();
+    const op = this.peek();
+    if (op === undefined) return left;
+    if (op.type === 'IS' && this.tokens[this.index + 1]?.type === 'NOT') {
+      this.index += 2;
+      return { kind: 'compare', op: '!=', left, right: this.factor() };
+    }
+    const comparison = COMPARISONS[op.type];
+    if (comparison !== undefined) {
+      this.index++;
+      return { kind: 'compare', op: comparison, left, right: this.factor() };
+    }
+    if (op.type === 'CONTAINS') {
+      this.index++;
+      const right = this.factor();
+      if (right.kind !== 'literal' && right.kind !== 'number' && right.kind !== 'constant') {
+        this.fail("the right side of 'contains' must be a string, number or constant");
+      }
+      return { kind: 'contains', left, right };
+    }
+    if (op.type === 'MATCHES') {
+      this.index++;
+      const right = this.factor();
+      if (right.kind !== 'literal') this.fail("'matches' needs a regular expression string");
+      return { kind: 'matches', left, regex: compileRegex(right.text, this.text) };
+    }
+    return left;
+  }
+
+  private factor(): PredicateAst {
+    const token = this.next();
+    switch (token.type) {
+      case 'STRING':
+        return literal(token.value);
+      case 'NUMBER':
+        return { kind: 'number', value: Number.parseFloat(token.value) };
+      case 'TRUE':
+        return { kind: 'constant', value: true };
+      case 'FALSE':
+        return { kind: 'constant', value: false };
+      case 'NULL':
+        return { kind: 'constant', value: null };
+      case 'UNDEFINED':
+        return { kind: 'undefined' };
+      case 'EMPTY':
+        return { kind: 'empty' };
+      case '(': {
+        this.enter();
+        const inner = this.expression();
+        const close = this.next();
+        if (close.type !== ')') this.unexpected(close);
+        this.depth--;
+        return inner;
+      }
+      case '{': {
+        this.enter();
+        const items: PredicateAst[] = [];
+        while (this.peek() !== undefined && this.peek()?.type !== '}') items.push(this.factor());
+        this.next();
+        this.depth--;
+        return { kind: 'set', items };
+      }
+      case 'AND':
+      case 'OR':
+      case 'NOT':
+      case 'IS':
+      case 'CONTAINS':
+      case 'MATCHES':
+      case '>=':
+      case '<=':
+      case '==':
+      case '!=':
+      case '>':
+      case '<':
+      case '=':
+      case ')':
+      case '}':
+        return this.unexpected(token);
+    }
+  }
 }
 
-/** The unquoted identifiers a predicate reads (`slots.x`, `context.y`, …), in order, unique. */
-export function predicateIdentifiers(predicate: string): string[] {
-  const out: string[] = [];
-  for (const t of tokenize(predicate)) {
-    if (t.kind === 'identifier' && !out.includes(t.value)) out.push(t.value);
+function literal(raw: string): PredicateAst {
+  const first = raw[0];
+  const quoted = raw.length >= 2 && (first === '"' || first === "'") && raw.endsWith(first);
+  return { kind: 'literal', text: quoted ? raw.slice(1, -1) : raw, quoted };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regular expressions (Python `re` syntax → JavaScript; `/re/flags` form)
+
+const FLAG_MAP: Record<string, string> = { i: 'i', m: 'm', s: 's', u: '', l: '' };
+
+function compileRegex(source: string, predicate: string): RegExp {
+  let pattern = source;
+  let flags = '';
+  const slashed = /^\/([\s\S]*)\/([imslu]*)$/.exec(source);
+  if (slashed !== null) {
+    pattern = slashed[1] as string;
+    for (const f of slashed[2] as string) flags += FLAG_MAP[f] ?? '';
+  }
+  const inline = /^\(\?([aiLmsux]+)\)/.exec(pattern);
+  if (inline !== null) {
+    for (const f of inline[1] as string) {
+      if (f === 'x') {
+        throw new PredicateSyntaxError(
+          `Invalid condition '${predicate}': verbose regular expressions (?x) are not supported.`,
+          predicate,
+        );
+      }
+      if (f === 'i' || f === 'm' || f === 's') flags += f;
+    }
+    pattern = pattern.slice(inline[0].length);
+  }
+  const dedupedFlags = [...new Set(flags)].join('');
+  try {
+    return new RegExp(translatePythonRegex(pattern, dedupedFlags.includes('m')), dedupedFlags);
+  } catch (e) {
+    throw new PredicateSyntaxError(
+      `Invalid condition '${predicate}': the regular expression '${source}' does not compile (${
+        e instanceof Error ? e.message : String(e)
+      }).`,
+      predicate,
+    );
+  }
+}
+
+/** Rewrites the Python-only parts of a regex: named groups, `\A`, `\Z`, and `$`. */
+function translatePythonRegex(pattern: string, multiline: boolean): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i] as string;
+    if (ch === '\\') {
+      const next = pattern[i + 1] ?? '';
+      if (!inClass && next === 'A') out += '(?<![\\s\\S])';
+      else if (!inClass && next === 'Z') out += '(?![\\s\\S])';
+      else out += ch + next;
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (ch === ']') inClass = false;
+      out += ch;
+      continue;
+    }
+    if (ch === '[') {
+      inClass = true;
+      out += ch;
+      if (pattern[i + 1] === '^') out += pattern[++i];
+      if (pattern[i + 1] === ']') out += pattern[++i];
+      continue;
+    }
+    if (pattern.startsWith('(?P<', i)) {
+      out += '(?<';
+      i += 3;
+      continue;
+    }
+    const backref = /^\(\?P=(\w+)\)/.exec(pattern.slice(i));
+    if (backref !== null) {
+      out += `\\k<${backref[1]}>`;
+      i += backref[0].length - 1;
+      continue;
+    }
+    // Python's `$` (without MULTILINE) also matches just before a final newline.
+    if (ch === '$' && !multiline) {
+      out += '(?=\\n?(?![\\s\\S]))';
+      continue;
+    }
+    out += ch;
   }
   return out;
 }
 
-/** Evaluates a predicate against `{context, slots}`; any error makes it false. */
+// ---------------------------------------------------------------------------------------------
+// Evaluation
+
+const UNDEFINED = Symbol('Undefined');
+const EMPTY = Symbol('Empty');
+
+/** A set literal's value (Python frozenset of hashable values). */
+class PySet {
+  constructor(readonly items: readonly unknown[]) {}
+
+  has(value: unknown): boolean {
+    return this.items.some((item) => valueEquals(item, value));
+  }
+}
+
+class EvaluationError extends Error {}
+
+function hasLength(value: unknown): number | null {
+  if (typeof value === 'string' || Array.isArray(value)) return value.length;
+  if (isPlainObject(value)) return Object.keys(value).length;
+  if (value instanceof PySet) return value.items.length;
+  return null;
+}
+
+function valueEquals(a: unknown, b: unknown): boolean {
+  if (a === UNDEFINED) return b === UNDEFINED || b === EMPTY;
+  if (a === EMPTY) return b === UNDEFINED || b === EMPTY || hasLength(b) === 0;
+  if (b === UNDEFINED) return false;
+  if (b === EMPTY) return hasLength(a) === 0;
+  if (a instanceof PySet || b instanceof PySet) {
+    if (!(a instanceof PySet) || !(b instanceof PySet)) return false;
+    return a.items.every((x) => b.has(x)) && b.items.every((x) => a.has(x));
+  }
+  return pyEquals(a, b);
+}
+
+function valueNotEquals(a: unknown, b: unknown): boolean {
+  // pypred's Undefined defines its own `!=`: it differs from everything but Undefined (even
+  // from `empty`, which it equals).
+  if (a === UNDEFINED) return b !== UNDEFINED;
+  return !valueEquals(a, b);
+}
+
+function truthy(value: unknown): boolean {
+  if (value === UNDEFINED || value === EMPTY) return false;
+  if (value instanceof PySet) return value.items.length > 0;
+  return pyTruthy(value);
+}
+
+function isHashable(value: unknown): boolean {
+  return !Array.isArray(value) && !isPlainObject(value);
+}
+
+function resolveIdentifier(name: string, document: Record<string, unknown>): unknown {
+  if (Object.prototype.hasOwnProperty.call(document, name)) return document[name];
+  if (!name.includes('.')) return UNDEFINED;
+  let root: unknown = document;
+  for (const part of name.split('.')) {
+    if (isPlainObject(root)) {
+      if (!Object.prototype.hasOwnProperty.call(root, part)) return UNDEFINED;
+      root = root[part];
+    } else if (typeof root === 'string' || Array.isArray(root)) {
+      // Python: `part in root` holds, then `root[part]` raises.
+      if (root.includes(part)) throw new EvaluationError(`cannot index into ${name}`);
+      return UNDEFINED;
+    } else {
+      throw new EvaluationError(`cannot look up '${part}' in a scalar (${name})`);
+    }
+  }
+  return root;
+}
+
+function evaluate(ast: PredicateAst, document: Record<string, unknown>): unknown {
+  switch (ast.kind) {
+    case 'logical': {
+      const left = truthy(evaluate(ast.left, document));
+      if (ast.op === 'and') return left && truthy(evaluate(ast.right, document));
+      return left || truthy(evaluate(ast.right, document));
+    }
+    case 'not':
+      return !truthy(evaluate(ast.operand, document));
+    case 'compare': {
+      const left = evaluate(ast.left, document);
+      const right = evaluate(ast.right, document);
+      if (ast.op === '=') return valueEquals(left, right);
+      if (ast.op === '!=') return valueNotEquals(left, right);
+      if (left === UNDEFINED || left === EMPTY || right === UNDEFINED || right === EMPTY) {
+        return false;
+      }
+      if (left instanceof PySet || right instanceof PySet) {
+        throw new EvaluationError('set ordering is not supported');
+      }
+      const c = pyCompare(left, right);
+      if (ast.op === '>') return c > 0;
+      if (ast.op === '>=') return c >= 0;
+      if (ast.op === '<') return c < 0;
+      return c <= 0;
+    }
+    case 'contains': {
+      const left = evaluate(ast.left, document);
+      if (typeof left === 'string') {
+        const right = evaluate(ast.right, document);
+        if (typeof right !== 'string') throw new EvaluationError("'in <string>' needs a string");
+        return left.includes(right);
+      }
+      if (Array.isArray(left)) {
+        const right = evaluate(ast.right, document);
+        return left.some((item) => valueEquals(item, right));
+      }
+      if (isPlainObject(left)) {
+        const right = evaluate(ast.right, document);
+        if (!isHashable(right)) throw new EvaluationError('unhashable type');
+        return typeof right === 'string' && Object.prototype.hasOwnProperty.call(left, right);
+      }
+      if (left instanceof PySet) {
+        const right = evaluate(ast.right, document);
+        if (!isHashable(right)) throw new EvaluationError('unhashable type');
+        return left.has(right);
+      }
+      return false;
+    }
+    case 'matches': {
+      const left = evaluate(ast.left, document);
+      if (typeof left !== 'string' || left.length > MAX_MATCH_SUBJECT_LENGTH) return false;
+      ast.regex.lastIndex = 0;
+      return ast.regex.test(left);
+    }
+    case 'literal':
+      return ast.quoted ? ast.text : resolveIdentifier(ast.text, document);
+    case 'number':
+    case 'constant':
+      return ast.value;
+    case 'undefined':
+      return UNDEFINED;
+    case 'empty':
+      return EMPTY;
+    case 'set': {
+      const items = ast.items.map((item) => {
+        if (item.kind !== 'literal' && item.kind !== 'number' && item.kind !== 'constant') {
+          throw new EvaluationError('a set holds strings, numbers and constants only');
+        }
+        const value = evaluate(item, document);
+        if (!isHashable(value)) throw new EvaluationError('unhashable type in a set');
+        return value;
+      });
+      return new PySet(items);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+
+const CACHE_LIMIT = 512;
+const cache = new Map<string, PredicateAst | PredicateSyntaxError>();
+
+/** Parses a (Jinja-rendered) condition; throws `PredicateSyntaxError` when it is invalid. */
+export function parsePredicate(text: string): PredicateAst {
+  if (text.length > MAX_PREDICATE_LENGTH) {
+    throw new PredicateSyntaxError(
+      `Invalid condition: longer than ${MAX_PREDICATE_LENGTH} characters.`,
+      text.slice(0, 200),
+    );
+  }
+  return new Parser(text, tokenize(text)).parse();
+}
+
+function cachedParse(text: string): PredicateAst {
+  let entry = cache.get(text);
+  if (entry === undefined) {
+    try {
+      entry = parsePredicate(text);
+    } catch (e) {
+      if (!(e instanceof PredicateSyntaxError)) throw e;
+      entry = e;
+    }
+    if (cache.size >= CACHE_LIMIT) {
+      const oldest = cache.keys().next();
+      if (oldest.done !== true) cache.delete(oldest.value);
+    }
+    cache.set(text, entry);
+  }
+  if (entry instanceof PredicateSyntaxError) throw entry;
+  return entry;
+}
+
+/**
+ * Evaluates a condition against `{context, slots}` (or any document). Invalid conditions and
+ * evaluation errors (e.g. `"5" > 3`) give `false`, as in Rasa.
+ */
 export function evaluatePredicate(predicate: string, document: Record<string, unknown>): boolean {
   try {
-    return truthy(evaluate(parsePredicate(predicate), document));
-  } catch {
-    return false;
-  }
-}
-
-const UNDEFINED = Symbol('undefined');
-const EMPTY = Symbol('empty');
-
-function lookup(name: string, document: Record<string, unknown>): unknown {
-  if (name in document) return document[name];
-  let value: unknown = document;
-  for (const part of name.split('.')) {
-    if (value === null || typeof value !== 'object' || !(part in value)) return UNDEFINED;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
-}
-
-function value(token: Token, document: Record<string, unknown>): unknown {
-  switch (token.kind) {
-    case 'string':
-    case 'number':
-      return token.value;
-    case 'identifier':
-      return lookup(token.value, document);
-    case 'constant':
-      return token.value === 'true'
-        ? true
-        : token.value === 'false'
-          ? false
-          : token.value === 'null'
-            ? null
-            : token.value === 'empty'
-              ? EMPTY
-              : UNDEFINED;
-    case 'op':
-    case 'punct':
-      throw new Error('not a value');
-  }
-}
-
-function truthy(v: unknown): boolean {
-  if (v === UNDEFINED || v === EMPTY || v === null || v === undefined) return false;
-  if (Array.isArray(v) || typeof v === 'string') return v.length > 0;
-  if (v instanceof Set) return v.size > 0;
-  if (typeof v === 'object') return Object.keys(v).length > 0;
-  return Boolean(v);
-}
-
-function equal(a: unknown, b: unknown): boolean {
-  const isEmpty = (v: unknown): boolean =>
-    v === EMPTY || v === UNDEFINED || ((typeof v === 'string' || Array.isArray(v)) && !v.length);
-  if (a === EMPTY || b === EMPTY) return isEmpty(a) && isEmpty(b);
-  return a === b;
-}
-
-function evaluate(node: PredicateNode, document: Record<string, unknown>): unknown {
-  switch (node.kind) {
-    case 'literal':
-      return value(node.token, document);
-    case 'set':
-      return new Set(node.items.map((t) => value(t, document)));
-    case 'not':
-      return !truthy(evaluate(node.operand, document));
-    case 'logic': {
-      const left = truthy(evaluate(node.left, document));
-      if (node.op === 'and') return left && truthy(evaluate(node.right, document));
-      return left || truthy(evaluate(node.right, document));
+    return truthy(evaluate(cachedParse(predicate), document));
+  } catch (e) {
+    if (
+      e instanceof PredicateSyntaxError ||
+      e instanceof EvaluationError ||
+      e instanceof PythonTypeError
+    ) {
+      return false;
     }
-    case 'compare': {
-      const l = evaluate(node.left, document);
-      const r = evaluate(node.right, document);
-      switch (node.op) {
-        case '=':
-        case '==':
-        case 'is':
-          return equal(l, r);
-        case '!=':
-        case 'is not':
-          return !equal(l, r);
-        case 'contains':
-          if (l instanceof Set) return l.has(r);
-          if (typeof l === 'string' && typeof r === 'string') return l.includes(r);
-          return Array.isArray(l) ? l.includes(r) : false;
-        case 'matches':
-          return typeof l === 'string' && typeof r === 'string' && new RegExp(r).test(l);
-        default: {
-          if (typeof l !== 'number' || typeof r !== 'number') {
-            if (typeof l === 'string' && typeof r === 'string') return compare(node.op, l, r);
-            throw new Error('cannot order');
-          }
-          return compare(node.op, l, r);
-        }
-      }
-    }
+    throw e;
   }
 }
 
-function compare<T extends number | string>(op: string, l: T, r: T): boolean {
-  return op === '>' ? l > r : op === '>=' ? l >= r : op === '<' ? l < r : l <= r;
+/**
+ * The unquoted identifiers of a condition (`slots.x`, `context.y`, or a stray bare word), in order
+ * of appearance, each once — for validation. Throws `PredicateSyntaxError` when it does not parse.
+ */
+export function predicateIdentifiers(predicate: string): string[] {
+  const found: string[] = [];
+  const walk = (ast: PredicateAst): void => {
+    switch (ast.kind) {
+      case 'logical':
+      case 'compare':
+      case 'contains':
+        walk(ast.left);
+        walk(ast.right);
+        return;
+      case 'not':
+        walk(ast.operand);
+        return;
+      case 'matches':
+        walk(ast.left);
+        return;
+      case 'set':
+        ast.items.forEach(walk);
+        return;
+      case 'literal':
+        if (!ast.quoted && !found.includes(ast.text)) found.push(ast.text);
+        return;
+      case 'number':
+      case 'constant':
+      case 'undefined':
+      case 'empty':
+        return;
+    }
+  };
+  walk(cachedParse(predicate));
+  return found;
 }
