@@ -131,14 +131,30 @@ export function commandsFromParseData(parseData: unknown): Command[] {
 
 /** A deterministic fingerprint of a flow: sha256 of its canonical JSON, 32 hex characters. */
 export function flowFingerprint(flow: Flow): string {
-  return createHash('sha256').update(stableStringify(flow)).digest('hex').slice(0, 32);
+  let known = FLOW_FINGERPRINT.get(flow);
+  if (known === undefined) {
+    known = createHash('sha256').update(stableStringify(flow)).digest('hex').slice(0, 32);
+    FLOW_FINGERPRINT.set(flow, known);
+  }
+  return known;
 }
 
-/** Fingerprints of every flow (user flows and patterns), by id. */
+/** Fingerprints already computed (a Flow never changes). */
+const FLOW_FINGERPRINT = new WeakMap<Flow, string>();
+
+/** Fingerprints of a FlowsList, computed once (a FlowsList never changes). */
+const FINGERPRINTS = new WeakMap<FlowsList, Readonly<Record<string, string>>>();
+
+/** Fingerprints of every flow (user flows and patterns), by id (a copy). */
 export function flowFingerprints(flows: FlowsList): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const flow of flows.flows) out[flow.id] = flowFingerprint(flow);
-  return out;
+  let known = FINGERPRINTS.get(flows);
+  if (known === undefined) {
+    const out: Record<string, string> = {};
+    for (const flow of flows.flows) out[flow.id] = flowFingerprint(flow);
+    known = out;
+    FINGERPRINTS.set(flows, known);
+  }
+  return { ...known };
 }
 
 /** The `flow_hashes` slot's value: the slot, or (when the domain lacks it) the latest event. */

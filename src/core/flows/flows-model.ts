@@ -3,12 +3,18 @@ import { DialogueError } from 'src/core/errors/dialogue-error';
 import { type JsonObject } from 'src/core/events/event-base';
 import { type ComponentConfig } from 'src/core/training-data/config-reader';
 import { parse, stringify } from 'yaml';
-import { type CalmSetup } from './calm-turn';
+import { type AsyncCommandGenerator, type CalmSetup } from './calm-turn';
 import { commandGeneratorsOf } from './command-generators';
 import { flowsDomainData, mergeFlowsDomainData, withDefaultPatterns } from './default-patterns';
 import { type FlowsList } from './flows-list';
 import { readFlowsFiles } from './flows-reader';
 import { assertValidFlowsStructure, validateFlows } from './flows-validation';
+import {
+  isLlmGeneratorName,
+  LlmCommandGenerator,
+  type LlmGeneratorOptions,
+} from './llm/llm-command-generator';
+import { DialogueStack } from './stack';
 
 /** Where a model archive keeps its flows. */
 export const FLOWS_ARCHIVE_FILE = 'core/flows.json';
@@ -74,10 +80,31 @@ export function storedFlowsJson(
   return JSON.stringify(stored);
 }
 
-/** Reads `core/flows.json` back into the flows and the turn's CALM setup. */
-export function loadStoredFlows(json: string): CalmSetup {
+/**
+ * Reads `core/flows.json` back into the flows and the turn's CALM setup; LLM generators are
+ * built from their config with the API key from `env` (a missing key or a bad config is an
+ * error at load, naming the generator).
+ */
+export function loadStoredFlows(json: string, options: LlmGeneratorOptions = {}): CalmSetup {
   const stored = JSON.parse(json) as StoredFlows;
-  const sources = Array.isArray(stored.sources) ? stored.sources : [];
-  const generators = Array.isArray(stored.generators) ? stored.generators : [];
-  return { flows: buildFlows(sources), generators };
+  const sources: readonly FlowsSource[] = Array.isArray(stored.sources) ? stored.sources : [];
+  const generators: readonly ComponentConfig[] = Array.isArray(stored.generators)
+    ? stored.generators
+    : [];
+  const llm = new Map<number, AsyncCommandGenerator>();
+  generators.forEach((config, index) => {
+    if (!isLlmGeneratorName(config.name)) return;
+    const generator = LlmCommandGenerator.fromConfig(config.name, config, options);
+    llm.set(index, {
+      predictCommands: (input) =>
+        generator.predictCommands({
+          text: input.text,
+          tracker: input.tracker,
+          flows: input.flows,
+          stack: new DialogueStack(input.tracker.stack),
+          existingCommands: input.existingCommands,
+        }),
+    });
+  });
+  return { flows: buildFlows(sources), generators, ...(llm.size > 0 ? { llm } : {}) };
 }

@@ -65,23 +65,46 @@ export function previousStackStates(tracker: DialogueStateTracker): JsonObject[]
   return stackStatesOf(tracker.appliedEvents());
 }
 
-/** The stack after each `stack` event of `events`, oldest first. */
+interface StackStates {
+  upTo: number;
+  last: DialogueEvent | undefined;
+  frames: JsonObject[];
+  states: JsonObject[][];
+}
+
+/**
+ * Stack states already computed for an event list. A tracker's applied events are one list that
+ * grows as events arrive, and a turn asks for its stack states several times: each call goes on
+ * from where the last one stopped (a list that changed before that point is walked again).
+ */
+const STACK_STATES = new WeakMap<readonly DialogueEvent[], StackStates>();
+
+/**
+ * The stack after each `stack` event of `events`, oldest first. The lists are shared: callers
+ * must not change them.
+ */
 export function stackStatesOf(events: readonly DialogueEvent[]): JsonObject[][] {
-  const states: JsonObject[][] = [];
-  let frames: JsonObject[] = [];
-  for (const event of events) {
+  let known = STACK_STATES.get(events);
+  if (known === undefined || known.upTo > events.length || events[known.upTo - 1] !== known.last) {
+    known = { upTo: 0, last: undefined, frames: [], states: [] };
+    STACK_STATES.set(events, known);
+  }
+  for (let i = known.upTo; i < events.length; i++) {
+    const event = events[i] as DialogueEvent;
     if (event.type === 'stack') {
       try {
-        frames = applyStackEvent(frames, event);
+        known.frames = applyStackEvent(known.frames, event);
       } catch {
         continue;
       }
-      states.push(frames);
+      known.states.push(known.frames);
     } else if (event.type === 'session_ended' || event.type === 'routing_session_ended') {
-      frames = [];
+      known.frames = [];
     }
   }
-  return states;
+  known.upTo = events.length;
+  known.last = events[events.length - 1];
+  return known.states.slice();
 }
 
 /**

@@ -66,6 +66,12 @@ export interface EnsemblePrediction extends PolicyPrediction {
  * rejected actions zeroed, no-user predictions first, then highest (confidence, priority) with
  * the earlier policy winning full ties.
  */
+const NO_STATE_VIEWS = {
+  states: [],
+  count: 0,
+  ml: { states: [], count: 0 },
+} as const;
+
 export class PolicyEnsemble {
   /** States the policies look at (null: the whole history). */
   private readonly window: number | null;
@@ -87,7 +93,11 @@ export class PolicyEnsemble {
     this.window = needs.includes(null) ? null : Math.max(1, ...(needs as number[])) + 1;
     const rules = policies.find((p): p is RulePolicy => p instanceof RulePolicy);
     this.ruleOnly = rules?.ruleOnlyData ?? NO_RULE_ONLY_DATA;
+    this.statesNeeded = policies.some((p) => !(p instanceof FlowPolicy));
   }
+
+  /** Whether any policy reads the state history (all but FlowPolicy do). */
+  private readonly statesNeeded: boolean;
 
   /** Trains every configured policy (throws `DIALOGUE.INVALID_RULE` / `CONFIG.INVALID`). */
   static train(
@@ -169,7 +179,10 @@ export class PolicyEnsemble {
    */
   predict(tracker: DialogueStateTracker, domain: Domain): EnsemblePrediction {
     const actionNames = domain.actionNamesOrTexts;
-    const views = trackerStateViews(tracker, domain, this.ruleOnly, this.window);
+    // FlowPolicy reads the stack and slots only: an ensemble of it alone needs no state history.
+    const views = this.statesNeeded
+      ? trackerStateViews(tracker, domain, this.ruleOnly, this.window)
+      : NO_STATE_VIEWS;
     const input = {
       tracker,
       domain,
