@@ -75,6 +75,14 @@ function remove(root: unknown, pointer: string): unknown {
   return old;
 }
 
+/** Replaces an existing member in place: an object keeps its key order (as Python's dicts do). */
+function replace(root: unknown, pointer: string, value: unknown): void {
+  const { parent, key } = locate(root, pointer);
+  childOf(parent, key);
+  if (Array.isArray(parent)) parent[Number(key)] = value;
+  else parent[key] = value;
+}
+
 /**
  * Applies a JSON-Patch list to a JSON document (the dialogue stack) and returns the new document;
  * the input is not modified. Supports add, remove, replace, move, copy and test.
@@ -100,8 +108,7 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
         remove(root, op.path);
         break;
       case 'replace':
-        remove(root, op.path);
-        add(root, op.path, value);
+        replace(root, op.path, value);
         break;
       case 'move': {
         if (typeof op.from !== 'string') patchError("'move' needs 'from'");
