@@ -12,6 +12,7 @@
  * Every account holds the same made-up balance, BANKING_BALANCE euros (default 500).
  */
 
+const { Buffer } = require('node:buffer');
 const http = require('node:http');
 
 const BALANCE = Number(process.env.BANKING_BALANCE ?? 500);
@@ -82,7 +83,10 @@ function handle(req, res) {
     const name = call && call.next_action;
     const action = Object.prototype.hasOwnProperty.call(ACTIONS, name) ? ACTIONS[name] : null;
     if (!action) {
-      send(res, 404, { error: `No registered action found for name '${name}'.`, action_name: name });
+      send(res, 404, {
+        error: `No registered action found for name '${name}'.`,
+        action_name: name,
+      });
       return;
     }
     try {
