@@ -155,6 +155,14 @@ describe('the CALM example assistant (examples/banking) end to end', () => {
       ['pattern_collect_information', 'pattern_collect_information'],
     ]);
     expect(stackOf(t)[0]?.step_id).toBe('transfer_money_0_collect_recipient');
+    // Frames keep the key order of Rasa's frames through the `stack` updates.
+    expect(Object.keys(stackOf(t)[0] ?? {})).toEqual([
+      'frame_id',
+      'flow_id',
+      'step_id',
+      'frame_type',
+      'type',
+    ]);
     expect(stackOf(t)[1]).toMatchObject({ collect: 'recipient', utter: 'utter_ask_recipient' });
     expect((t.latest_message as Json).commands).toEqual([
       { command: 'start flow', flow: 'transfer_money' },
