@@ -171,12 +171,12 @@ export function buildCli(): Command {
     });
   program
     .command('data')
-    .description('Check training data: `data validate [stories]`')
+    .description('Check training data: `data validate [stories|flows]`')
     .command('validate')
     .description(
-      'Check the domain and the data for mistakes and inconsistencies (`validate stories`: only conflicts between stories)',
+      'Check the domain and the data for mistakes and inconsistencies (`validate stories`: only conflicts between stories; `validate flows`: only the flows)',
     )
-    .argument('[what]', 'stories: check the story structure only')
+    .argument('[what]', 'stories: check the story structure only; flows: check the flows only')
     .option('--data <paths...>', 'training data files or folders (default data/)')
     .option('-d, --domain <file>', 'domain file (default domain.yml)')
     .addOption(
@@ -187,15 +187,15 @@ export function buildCli(): Command {
     )
     .option('--fail-on-warnings', 'fail on warnings too', false)
     .action(async (what: string | undefined, opts: DataValidateOptions) => {
-      if (what !== undefined && what !== 'stories') {
+      if (what !== undefined && what !== 'stories' && what !== 'flows') {
         throw new CommanderError(
           EXIT_USAGE,
           'parley.badFile',
-          `error: unknown check '${what}' (only 'stories' is available)`,
+          `error: unknown check '${what}' (available: 'stories', 'flows')`,
         );
       }
       const { validateData } = await import('./data.command.js');
-      const result = await validateData(opts, what === 'stories');
+      const result = await validateData(opts, what ?? 'all');
       if (!result.ok) process.exitCode = 1;
     });
   program
