@@ -139,6 +139,11 @@ export async function trainNluModel(
       `Training dialogue policies on ${stories.length} stories and rules${flows === null ? '' : ` and ${flows.userFlows.length} flows`}...`,
     );
     for (const w of policyConfigWarnings(policies)) log(`warning: ${w}`);
+    if (flows !== null && !(policies ?? []).some((p) => p.name === 'FlowPolicy')) {
+      log(
+        `warning: the data has flows (${flowSources.map((f) => f.path).join(', ')}) but config.yml lists no FlowPolicy: the flows are trained but never run. Add \`- name: FlowPolicy\` to the policies.`,
+      );
+    }
     const { ensemble } = trainDialogue(
       stories,
       coreDomain,
