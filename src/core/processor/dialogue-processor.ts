@@ -139,8 +139,9 @@ export class DialogueProcessor {
   ): Promise<void> {
     const calm = this.options.calm ?? null;
     if (calm !== null && messageHasCommands(tracker)) {
-      for (const e of commandEvents(calm, tracker, this.domain, this.options.now))
-        {tracker.update(e);}
+      for (const e of commandEvents(calm, tracker, this.domain, this.options.now)) {
+        tracker.update(e);
+      }
     } else {
       await this.runExtractSlots(tracker, channel);
     }
