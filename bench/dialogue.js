@@ -12,6 +12,9 @@
 //    (a) bare GET /ping, (b) POST /webhooks/rest/webhook,
 //    (c) with DATABASE_URL: the bare route plus one single-row INSERT (GET /insert), for context.
 //    Targets: (b) ≥ 40 % of (a) at 50 conversations, (b) p99 < 15 ms at 10 conversations.
+// 4. with `--flows 1`: (d) the same six messages to the mood bot written as flows (Rasa Pro
+//    CALM: NLUCommandAdapter + FlowPolicy, bench/fixtures/moodbot-flows), right after (b) in the
+//    same run. Target: (d) within 20 % of (b) at 50 conversations.
 // Database: DATABASE_URL's server (a fresh scratch database, dropped afterwards) or the embedded
 // PostgreSQL. Results: console and bench/results/dialogue.json.
 const { chmodSync, existsSync, mkdtempSync, rmSync } = require('node:fs');
@@ -78,7 +81,7 @@ async function turns(parley, connections, bench, run) {
 }
 
 async function main() {
-  const bench = parseNumberArgs(process.argv.slice(2), { duration: 10, warmup: 2 });
+  const bench = parseNumberArgs(process.argv.slice(2), { duration: 10, warmup: 2, flows: 0 });
   if (!existsSync(DIST_CLI)) throw new Error(`${DIST_CLI} is missing: run "npm run build" first`);
   const cleanups = cleanupStack();
   try {
@@ -115,6 +118,28 @@ async function main() {
       'the moodbot greets',
     );
 
+    let flowsParley = null;
+    if (bench.flows) {
+      const flowsModel = await trainParley({
+        data: [path.join(__dirname, 'fixtures', 'moodbot-flows', 'data')],
+        domain: path.join(__dirname, 'fixtures', 'moodbot-flows', 'domain.yml'),
+        config: path.join(__dirname, 'fixtures', 'moodbot-flows', 'config.yml'),
+        out: path.join(tmp, 'models-flows'),
+      });
+      console.log(`flows mood bot trained in ${(flowsModel.ms / 1000).toFixed(2)} s`);
+      flowsParley = await startParley(flowsModel.dir, env);
+      cleanups.push(() => flowsParley.close());
+      const greeting = await request('POST', `${flowsParley.url}/webhooks/rest/webhook`, {
+        sender: 'bench-sample-flows',
+        message: 'hello there',
+      });
+      check(
+        Array.isArray(greeting.json) &&
+          greeting.json[0]?.text === 'Hi there! How is your day going?',
+        'the flows mood bot greets',
+      );
+    }
+
     const loadBefore = loadAverage({ warn: true });
     const results = {};
     for (const connections of [10, 50]) {
@@ -138,7 +163,18 @@ async function main() {
       for (const r of [a, b, c].filter(Boolean)) {
         check(r.non2xx === 0 && r.errors === 0, `${r.name}: all responses 200`);
       }
-      results[connections] = { a, b, ...(c ? { c } : {}) };
+      const d = flowsParley
+        ? await turns(flowsParley, connections, bench, `flows${connections}`)
+        : null;
+      if (d) {
+        d.ratioToBare = round(d.reqPerSec / a.reqPerSec, 3);
+        d.ratioToStories = round(d.reqPerSec / b.reqPerSec, 3);
+        check(d.non2xx === 0 && d.errors === 0, `${d.name}: all responses 200`);
+        console.log(
+          `${connections} conversations, flows: ${d.reqPerSec} turns/s (p50 ${d.p50Ms} ms, p99 ${d.p99Ms} ms) = ${(d.ratioToStories * 100).toFixed(1)} % of the stories turns; server CPU ${d.cpuUsPerReq} µs per request`,
+        );
+      }
+      results[connections] = { a, b, ...(c ? { c } : {}), ...(d ? { d } : {}) };
       console.log(
         `${connections} conversations: bare ${a.reqPerSec} req/s (p99 ${a.p99Ms} ms); webhook ${b.reqPerSec} turns/s (p50 ${b.p50Ms} ms, p99 ${b.p99Ms} ms) = ${(b.ratioToBare * 100).toFixed(1)} % of bare; server CPU ${a.cpuUsPerReq} / ${b.cpuUsPerReq} µs per request` +
           (c
@@ -154,9 +190,16 @@ async function main() {
       p99At10Pass: results[10].b.p99Ms < 15,
       trainMs: model.ms,
       trainPass: model.ms < 3000,
+      ...(flowsParley
+        ? {
+            flowsToStoriesAt50: results[50].d.ratioToStories,
+            flowsAt50Pass: results[50].d.ratioToStories >= 0.8,
+          }
+        : {}),
     };
     console.log(
-      `verdict: ratio@50 ${verdict.ratioAt50Pass ? 'PASS' : 'FAIL'}, p99@10 ${verdict.p99At10Pass ? 'PASS' : 'FAIL'}, train ${verdict.trainPass ? 'PASS' : 'FAIL'}`,
+      `verdict: ratio@50 ${verdict.ratioAt50Pass ? 'PASS' : 'FAIL'}, p99@10 ${verdict.p99At10Pass ? 'PASS' : 'FAIL'}, train ${verdict.trainPass ? 'PASS' : 'FAIL'}` +
+        (flowsParley ? `, flows within 20 % @50 ${verdict.flowsAt50Pass ? 'PASS' : 'FAIL'}` : ''),
     );
     console.log(
       `load average (1/5/15 min): before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')} on ${os.cpus().length} CPUs`,

@@ -1,4 +1,5 @@
 import { Domain, readDomainPath } from 'src/core';
+import { validateFlowsData } from 'src/core/validation/flows-data-validator';
 import { validateProject, type ValidationIssue } from 'src/core/validation/project-validator';
 import { readTrainingData } from './train.command';
 
@@ -16,27 +17,40 @@ export interface DataValidateResult {
   readonly ok: boolean;
 }
 
+/** Which checks run: everything, only the story structure, or only the flows. */
+export type ValidateWhat = 'all' | 'stories' | 'flows';
+
 /**
- * `parley data validate [stories]`: reads the domain and the data (defaults `domain.yml`,
- * `data/`) and runs Rasa's validator checks; `stories` runs only the story-structure check.
+ * `parley data validate [stories|flows]`: reads the domain and the data (defaults `domain.yml`,
+ * `data/`) and runs Rasa's validator checks; `stories` runs only the story-structure check,
+ * `flows` only the flows checks (which plain `validate` runs too when the data has flows).
  * Each finding is logged on its own line (`error:` / `warning:`).
  */
 export async function validateData(
   opts: DataValidateOptions,
-  storiesOnly: boolean,
+  what: ValidateWhat = 'all',
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<DataValidateResult> {
   const domainFile = opts.domain ?? 'domain.yml';
   // A directory's YAML domain files are merged, as for training.
-  const domain = Domain.fromYaml((await readDomainPath(domainFile)).text, domainFile);
-  const { data, stories } = await readTrainingData(
+  const domainText = (await readDomainPath(domainFile)).text;
+  const domain = Domain.fromYaml(domainText, domainFile);
+  const { data, stories, flows } = await readTrainingData(
     opts.data && opts.data.length ? opts.data : ['data'],
     log,
   );
-  const issues = validateProject(
-    { domain, nlu: data, blocks: stories },
-    { maxHistory: opts.maxHistory ?? null, storiesOnly },
-  );
+  const flowsCheck =
+    what === 'flows' || (what === 'all' && flows.length > 0)
+      ? validateFlowsData(flows, domainText)
+      : null;
+  const issues =
+    what === 'flows'
+      ? []
+      : validateProject(
+          { domain, nlu: data, blocks: stories, flows: flowsCheck?.flows ?? null },
+          { maxHistory: opts.maxHistory ?? null, storiesOnly: what === 'stories' },
+        );
+  issues.push(...(flowsCheck?.issues ?? []));
   for (const issue of issues) log(`${issue.severity}: ${issue.message}`);
   const errors = issues.filter((i) => i.severity === 'error').length;
   const warnings = issues.length - errors;

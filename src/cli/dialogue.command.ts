@@ -41,7 +41,8 @@ export interface ShellOptions {
   sender?: string;
 }
 
-async function loadCliAssistant(
+/** The model of `--model` (default models/: the newest archive), as `parley shell` loads it. */
+export async function loadCliAssistant(
   model: string | undefined,
 ): Promise<{ path: string; assistant: LoadedAssistant }> {
   const requested = model ?? 'models';
@@ -184,6 +185,7 @@ export async function shell(
     endpoint,
     nlg,
     now,
+    calm: assistant.calm ?? null,
     warn: (m) => log(`warning: ${m}`),
   });
   log(`Model loaded from ${path}. Type a message and press enter (end with /stop or Ctrl-D).`);

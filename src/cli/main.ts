@@ -10,6 +10,7 @@ import { runOptionsToEnv, type RunOptions } from './cli-env';
 import { type DataValidateOptions } from './data.command';
 import { type ShellOptions, type TestCoreOptions } from './dialogue.command';
 import { type ShellNluOptions } from './shell.command';
+import { type TestE2eOptions } from './test-e2e.command';
 import { type TestNluOptions } from './test.command';
 import { type TrainOptions } from './train.command';
 
@@ -54,6 +55,14 @@ Environment (also read from .env; a flag wins over its variable):
   EMBEDDED_PG_PORT   port of the embedded PostgreSQL (default: any free port)
   LOG_REQUESTS       log one line per HTTP request at info level (default false: at debug)
   Every variable, with its default, is listed in .env.example and in the README ("Running").
+`;
+
+const TEST_E2E_HELP = `
+End-to-end tests (\`parley test e2e [path]\`, Rasa Pro's format): YAML files with \`test_cases:\`
+(each \`test_case: name\`, optional \`fixtures: [names]\` and \`metadata: name\`, \`steps:\` of
+\`user\`, \`bot\`, \`utter\`, \`slot_was_set\`, \`slot_was_not_set\`) and optional top-level
+\`fixtures:\` and \`metadata:\`. Each test case is a fresh in-memory conversation; custom actions
+run on the action server of --endpoints. Exit code 1 when a test case fails.
 `;
 
 /** gcs and azure are Rasa's names for storages Parley does not build in: refuse them early. */
@@ -162,12 +171,12 @@ export function buildCli(): Command {
     });
   program
     .command('data')
-    .description('Check training data: `data validate [stories]`')
+    .description('Check training data: `data validate [stories|flows]`')
     .command('validate')
     .description(
-      'Check the domain and the data for mistakes and inconsistencies (`validate stories`: only conflicts between stories)',
+      'Check the domain and the data for mistakes and inconsistencies (`validate stories`: only conflicts between stories; `validate flows`: only the flows)',
     )
-    .argument('[what]', 'stories: check the story structure only')
+    .argument('[what]', 'stories: check the story structure only; flows: check the flows only')
     .option('--data <paths...>', 'training data files or folders (default data/)')
     .option('-d, --domain <file>', 'domain file (default domain.yml)')
     .addOption(
@@ -178,55 +187,97 @@ export function buildCli(): Command {
     )
     .option('--fail-on-warnings', 'fail on warnings too', false)
     .action(async (what: string | undefined, opts: DataValidateOptions) => {
-      if (what !== undefined && what !== 'stories') {
+      if (what !== undefined && what !== 'stories' && what !== 'flows') {
         throw new CommanderError(
           EXIT_USAGE,
           'parley.badFile',
-          `error: unknown check '${what}' (only 'stories' is available)`,
+          `error: unknown check '${what}' (available: 'stories', 'flows')`,
         );
       }
       const { validateData } = await import('./data.command.js');
-      const result = await validateData(opts, what === 'stories');
+      const result = await validateData(opts, what ?? 'all');
       if (!result.ok) process.exitCode = 1;
     });
   program
     .command('test')
-    .description('Evaluate a model: `test core` on test stories, `test nlu` on NLU data')
-    .argument('[kind]', 'core or nlu')
+    .description(
+      'Evaluate a model: `test core` on test stories, `test nlu` on NLU data, `test e2e` on end-to-end test cases',
+    )
+    .argument('[kind]', 'core, nlu or e2e')
+    .argument(
+      '[path]',
+      '`test e2e`: file or folder of test cases (default tests/e2e_test_cases.yml; <path>::<name> runs one test case)',
+    )
     .option('-m, --model <path>', 'model archive, or a directory of archives (default models/)')
     .option('--nlu <path>', 'NLU test data file or folder')
-    .option('--out <dir>', 'output directory for the reports (default results/)')
+    .option(
+      '--out <dir>',
+      'output directory for the reports (default results/; `test e2e`: only when given)',
+    )
     .option('--stories <path>', 'test stories file or folder for `test core` (default tests/)')
     .option('--e2e', '`test core`: parse the user texts and compare intents too', false)
-    .action(async (kind: string | undefined, opts: TestNluOptions & TestCoreOptions) => {
-      if (kind === 'core' || kind === undefined) {
-        const { testCore } = await import('./dialogue.command.js');
-        const result = await testCore(opts);
-        const conv = result.evaluation.report.conversation_accuracy as Record<string, number>;
-        process.stdout.write(
-          `Conversation accuracy: ${conv.accuracy} (${conv.correct}/${conv.total} stories)\n` +
-            `Action accuracy: ${result.evaluation.accuracy}, F1-score: ${result.evaluation.f1}, precision: ${result.evaluation.precision}\n` +
-            `In training data: ${result.evaluation.in_training_data_fraction}\n` +
-            `Reports written to ${opts.out ?? 'results'}\n`,
-        );
-        if (kind === 'core') return;
-      }
-      if (kind !== 'nlu') {
-        if (kind !== undefined) notYet(`test ${kind}`)();
-        return;
-      }
-      if (opts.nlu === undefined) {
-        throw new CommanderError(
-          EXIT_USAGE,
-          'parley.badFile',
-          "error: required option '--nlu <path>' not specified",
-        );
-      }
-      const { summaryLines, testNlu } = await import('./test.command.js');
-      const result = await testNlu(opts);
-      for (const line of summaryLines(result.evaluation)) process.stdout.write(`${line}\n`);
-      process.stdout.write(`Reports written to ${opts.out ?? 'results'}\n`);
-    });
+    .option(
+      '--endpoints <file>',
+      '`test e2e`: endpoints.yml with the action server (custom actions run) and NLG server',
+    )
+    .option('--fail-fast', '`test e2e`: stop at the first failing test case', false)
+    .option('-o, --e2e-results', '`test e2e`: write the result files into tests/', false)
+    .addHelpText('after', TEST_E2E_HELP)
+    .action(
+      async (
+        kind: string | undefined,
+        path: string | undefined,
+        opts: TestNluOptions & TestCoreOptions & TestE2eOptions,
+      ) => {
+        if (kind === 'e2e') {
+          if (opts.endpoints !== undefined && !existsSync(opts.endpoints)) {
+            throw new CommanderError(
+              EXIT_USAGE,
+              'parley.badFile',
+              `error: --endpoints: file not found: ${opts.endpoints}`,
+            );
+          }
+          const { testE2e } = await import('./test-e2e.command.js');
+          const outcome = await testE2e(path, opts);
+          process.exitCode = outcome.exitCode;
+          return;
+        }
+        if (path !== undefined) {
+          throw new CommanderError(
+            EXIT_USAGE,
+            'parley.badFile',
+            `error: too many arguments: a path is only taken by \`test e2e\` (use --stories or --nlu)`,
+          );
+        }
+        if (kind === 'core' || kind === undefined) {
+          const { testCore } = await import('./dialogue.command.js');
+          const result = await testCore(opts);
+          const conv = result.evaluation.report.conversation_accuracy as Record<string, number>;
+          process.stdout.write(
+            `Conversation accuracy: ${conv.accuracy} (${conv.correct}/${conv.total} stories)\n` +
+              `Action accuracy: ${result.evaluation.accuracy}, F1-score: ${result.evaluation.f1}, precision: ${result.evaluation.precision}\n` +
+              `In training data: ${result.evaluation.in_training_data_fraction}\n` +
+              `Reports written to ${opts.out ?? 'results'}\n`,
+          );
+          if (kind === 'core') return;
+        }
+        if (kind !== 'nlu') {
+          if (kind !== undefined) notYet(`test ${kind}`)();
+          return;
+        }
+        if (opts.nlu === undefined) {
+          throw new CommanderError(
+            EXIT_USAGE,
+            'parley.badFile',
+            "error: required option '--nlu <path>' not specified",
+          );
+        }
+        const { summaryLines, testNlu } = await import('./test.command.js');
+        const result = await testNlu(opts);
+        for (const line of summaryLines(result.evaluation)) process.stdout.write(`${line}\n`);
+        process.stdout.write(`Reports written to ${opts.out ?? 'results'}\n`);
+      },
+    );
   program
     .command('shell')
     .description('Talk to the assistant in the terminal; `shell nlu` parses messages only')

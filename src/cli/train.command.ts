@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { Domain, readDomainPath } from 'src/core';
+import { type FlowsSource } from 'src/core/flows/flows-model';
 import {
   mergeNluTrainingData,
   readConfigYaml,
@@ -72,13 +73,13 @@ function hasNluContent(data: NluTrainingData): boolean {
 export async function readTrainingData(
   dataPaths: readonly string[],
   log: (line: string) => void,
-): Promise<{ data: NluTrainingData | null; stories: StoryBlock[] }> {
+): Promise<{ data: NluTrainingData | null; stories: StoryBlock[]; flows: FlowsSource[] }> {
   const parts: NluTrainingData[] = [];
   const stories: StoryBlock[] = [];
-  const flowFiles: string[] = [];
+  const flows: FlowsSource[] = [];
   for (const file of await yamlFiles(dataPaths)) {
     const text = await readFile(file, 'utf8');
-    if (/^flows[ \t]*:/m.test(text)) flowFiles.push(file);
+    if (/^flows[ \t]*:/m.test(text)) flows.push({ path: file, text });
     const result = readNluYaml(text, file);
     for (const w of result.warnings) log(`warning: ${w}`);
     if (hasNluContent(result.data)) parts.push(result.data);
@@ -88,15 +89,12 @@ export async function readTrainingData(
       stories.push(...read.blocks);
     }
   }
-  if (flowFiles.length > 0) {
-    log(
-      `warning: flows are not trained yet (Parley trains NLU data, stories and rules); the flows in ${flowFiles.join(', ')} are ignored`,
+  if (parts.length === 0 && stories.length === 0 && flows.length === 0) {
+    throw new Error(
+      `no training data (NLU, stories, rules or flows) found in ${dataPaths.join(', ')}`,
     );
   }
-  if (parts.length === 0 && stories.length === 0) {
-    throw new Error(`no training data (NLU, stories or rules) found in ${dataPaths.join(', ')}`);
-  }
-  return { data: parts.length > 0 ? mergeNluTrainingData(parts) : null, stories };
+  return { data: parts.length > 0 ? mergeNluTrainingData(parts) : null, stories, flows };
 }
 
 /**
@@ -120,7 +118,7 @@ export async function trainModel(
   const domainText = (await readDomainPath(domainFile)).text;
   const domain = Domain.fromYaml(domainText, domainFile);
 
-  const { data, stories } = await readTrainingData(dataPaths, log);
+  const { data, stories, flows } = await readTrainingData(dataPaths, log);
 
   const progress = trainProgress(process.stderr, log);
   const result = await trainNluModel(
@@ -133,6 +131,7 @@ export async function trainModel(
       domain,
       domainText,
       outDir,
+      flows,
       ...(opts.fixedModelName === undefined ? {} : { fixedModelName: opts.fixedModelName }),
       ...(opts.force === undefined ? {} : { force: opts.force }),
       ...(opts.augmentation === undefined ? {} : { augmentation: opts.augmentation }),

@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { FLOWSBOT_DIR } from 'test/utils/bots';
 import { cli } from 'test/utils/cli';
 import { startTestApp, type TestApp } from 'test/utils/create-test-app';
 
@@ -136,9 +137,102 @@ stories:
   it('refuses a --max-history that is not a positive integer, and unknown checks (exit 2)', () => {
     const dir = project(root, 'usage', { 'data/nlu.yml': NLU, 'data/rules.yml': CLEAN_RULES });
     expect(cli(['data', 'validate', '--max-history', '0'], {}, 60_000, dir).status).toBe(2);
-    const unknown = cli(['data', 'validate', 'flows'], {}, 60_000, dir);
+    const unknown = cli(['data', 'validate', 'intents'], {}, 60_000, dir);
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toContain("unknown check 'flows'");
+    expect(unknown.stderr).toContain("unknown check 'intents'");
+  });
+});
+
+/** The flowsbot fixture (domain, config, nlu and flows), copied into `root/name` with `changes`. */
+function flowsProject(
+  root: string,
+  name: string,
+  changes: (file: string, text: string) => string = (_, text) => text,
+): string {
+  const dir = join(root, name);
+  mkdirSync(join(dir, 'data'), { recursive: true });
+  for (const file of ['domain.yml', 'config.yml', 'data/nlu.yml', 'data/flows.yml']) {
+    writeFileSync(join(dir, file), changes(file, readFileSync(join(FLOWSBOT_DIR, file), 'utf8')));
+  }
+  return dir;
+}
+
+describe('parley data validate: flows', () => {
+  let root: string;
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'parley-validate-flows-'));
+  });
+
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('passes a valid flows project, with and without `flows`', () => {
+    const dir = flowsProject(root, 'valid');
+    for (const args of [
+      ['data', 'validate', '--fail-on-warnings'],
+      ['data', 'validate', 'flows'],
+    ]) {
+      const run = cli(args, {}, 60_000, dir);
+      expect(run.stderr).toContain('Validation passed: 0 errors, 0 warnings.');
+      expect(run.status).toBe(0);
+    }
+  });
+
+  it('names a collect without a question and a collected slot the domain lacks (exit 1)', () => {
+    const dir = flowsProject(root, 'broken', (file, text) => {
+      if (file === 'domain.yml') {
+        return text.replace(/ {2}utter_ask_weekday:\n {4}- text: .*\n/, '');
+      }
+      if (file === 'data/flows.yml') {
+        return text.replace(
+          '      - collect: weekday\n',
+          '      - collect: weekday\n      - collect: pickup_time\n',
+        );
+      }
+      return text;
+    });
+    expect(readFileSync(join(dir, 'domain.yml'), 'utf8')).not.toContain('utter_ask_weekday');
+    for (const args of [
+      ['data', 'validate'],
+      ['data', 'validate', 'flows'],
+    ]) {
+      const run = cli(args, {}, 60_000, dir);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(
+        "error: data/flows.yml: The collect step 'book_repair_1_collect_weekday' of flow 'book_repair' " +
+          "has neither a response 'utter_ask_weekday' nor an action 'action_ask_weekday'",
+      );
+      expect(run.stderr).toContain(
+        "error: data/flows.yml: The slot 'pickup_time' is collected in step " +
+          "'book_repair_2_collect_pickup_time' of flow 'book_repair', but it is not listed in the domain slots.",
+      );
+      expect(run.stderr).toContain('Validation failed: 2 errors, 0 warnings.');
+    }
+  });
+
+  it('reports a malformed flows file with its file and line (exit 1)', () => {
+    const dir = flowsProject(root, 'malformed', (file, text) =>
+      file === 'data/flows.yml' ? 'flows:\n  - book_repair\n' : text,
+    );
+    const run = cli(['data', 'validate', 'flows'], {}, 60_000, dir);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(
+      'error: data/flows.yml:2: flows: Found a list but expected a dictionary of flows.',
+    );
+  });
+
+  it('warns that there are no flows to check (exit 1 only with --fail-on-warnings)', () => {
+    const dir = project(root, 'no-flows', { 'data/nlu.yml': NLU, 'data/rules.yml': CLEAN_RULES });
+    const run = cli(['data', 'validate', 'flows'], {}, 60_000, dir);
+    expect(run.stderr).toContain(
+      'warning: No flows were found in the data files. Will not proceed with flow validation.',
+    );
+    expect(run.status).toBe(0);
+    expect(cli(['data', 'validate', 'flows', '--fail-on-warnings'], {}, 60_000, dir).status).toBe(
+      1,
+    );
   });
 });
 

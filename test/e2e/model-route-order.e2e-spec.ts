@@ -41,6 +41,7 @@ describe('model route order', () => {
         'PUT /model',
         'DELETE /model',
         'GET /domain',
+        'GET /flows',
         'GET /license',
         'POST /model/test/intents',
         'POST /model/train',

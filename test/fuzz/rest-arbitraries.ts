@@ -25,6 +25,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/health/ready', auth: false },
   { method: 'GET', path: '/license', auth: false },
   { method: 'GET', path: '/domain', auth: true },
+  { method: 'GET', path: '/flows', auth: true },
   { method: 'GET', path: '/models/{name}', auth: true },
   { method: 'POST', path: '/model/parse', auth: true, keys: ['text', 'message_id'] },
   {

@@ -27,6 +27,9 @@ export const RESPONSESELECTORBOT = botFiles(RESPONSESELECTORBOT_DIR);
 /** A hotel booking bot with a form validated by a custom action (validate_booking_form). */
 export const FORMBOT_DIR = join(FIXTURES, 'formbot');
 export const FORMBOT = botFiles(FORMBOT_DIR);
+/** A bike workshop CALM bot: two NLU-triggered flows (NLUCommandAdapter, FlowPolicy). */
+export const FLOWSBOT_DIR = join(FIXTURES, 'flowsbot');
+export const FLOWSBOT = botFiles(FLOWSBOT_DIR);
 
 /** Trains `bot` with `parley train` into `out` and returns `out` (a models directory). */
 export function trainBot(bot: BotFiles, out: string): string {

@@ -11,9 +11,12 @@ import { RemoteAction } from 'src/core/actions/remote-action';
 import { type Domain } from 'src/core/domain/domain';
 import { ACTION_HANGUP_NAME } from 'src/core/domain/domain-constants';
 import { DialogueError } from 'src/core/errors/dialogue-error';
+import { patternActions } from 'src/core/flows/pattern-actions';
 
 const DEFAULTS = defaultActions();
 const HANGUP = new HangupAction();
+/** Rasa Pro's built-in CALM actions (`action_run_slot_rejections`, `action_cancel_flow`, …). */
+const PATTERN_ACTIONS = patternActions();
 
 /**
  * Rasa's `action_for_name_or_text`: a default action (unless the domain lists a custom action of
@@ -32,6 +35,10 @@ export function actionFor(name: string, domain: Domain): Action {
       { action: name },
     );
   }
+  // CALM: the patterns' built-in actions, whenever the domain knows the name (also when the
+  // flows' domain lists them under `actions:`).
+  const pattern = PATTERN_ACTIONS.get(name);
+  if (pattern) return pattern;
   const custom = domain.customActions.includes(name);
   const builtIn = DEFAULTS.get(name);
   if (builtIn && !custom) return builtIn;

@@ -20,6 +20,11 @@ export interface ActionContext {
   readonly random?: () => number;
   /** Reports a problem that does not stop the action (e.g. a failing slot-mapping action). */
   readonly warn?: (message: string, data?: JsonObject) => void;
+  /**
+   * The prediction's action metadata (FlowPolicy: `active_flow`, `step_id`): a response action
+   * adds it to its `bot` events' metadata, as Rasa's `ActionBotResponse` does.
+   */
+  readonly actionMetadata?: JsonObject | null;
 }
 
 /** The answer of an action server: events and responses (rasa-sdk's shape). */

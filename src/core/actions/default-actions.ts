@@ -41,7 +41,7 @@ export class ResponseAction implements Action {
   ) {}
 
   run(ctx: ActionContext): Promise<DialogueEvent[]> {
-    return utter(ctx, this.name, this.silentFail);
+    return utter(ctx, this.name, this.silentFail, {}, ctx.actionMetadata ?? null);
   }
 }
 
@@ -54,13 +54,21 @@ async function utter(
   response: string,
   silent = true,
   kwargs: JsonObject = {},
+  actionMetadata: JsonObject | null = null,
 ): Promise<DialogueEvent[]> {
   const message = await renderResponse(ctx, response, kwargs);
   if (message === null) {
     if (!silent) ctx.warn?.(`Couldn't create message for response '${response}'.`, { response });
     return [];
   }
-  return [botUtteranceFrom(message, ctx.now(), response)];
+  // The prediction's action metadata joins the message (Rasa's `message.update(metadata)`).
+  return [
+    botUtteranceFrom(
+      actionMetadata ? { ...message, ...actionMetadata } : message,
+      ctx.now(),
+      response,
+    ),
+  ];
 }
 
 /** A bot text of an end-to-end story (Rasa's `ActionEndToEndResponse`). */

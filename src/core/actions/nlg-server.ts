@@ -6,6 +6,7 @@ import {
 import { generateResponse } from 'src/core/actions/nlg';
 import { type JsonObject } from 'src/core/events/event-base';
 import { isJsonObject } from 'src/core/events/json-values';
+import { DialogueStack } from 'src/core/flows/stack';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import { EventVerbosity } from 'src/core/tracker/event-verbosity';
 
@@ -130,6 +131,8 @@ export function renderResponse(
       ctx.channel,
       kwargs,
       ctx.random,
+      // Jinja responses (CALM) see the dialogue stack's context as `context`.
+      new DialogueStack(ctx.tracker.stack).context(),
     ),
   );
 }

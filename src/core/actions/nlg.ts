@@ -2,6 +2,7 @@ import { type Domain } from 'src/core/domain/domain';
 import { botUttered, type BotUttered } from 'src/core/events/bot-uttered';
 import { type JsonObject } from 'src/core/events/event-base';
 import { extendable, isJsonObject } from 'src/core/events/json-values';
+import { renderTemplate } from 'src/core/flows/jinja';
 
 /** Python's `str()` of a JSON value, as `str.format` would insert it. */
 export function pythonStr(value: unknown): string {
@@ -40,15 +41,24 @@ export function fillTemplate(text: string, values: Readonly<Record<string, unkno
   return text.replace(/\{([^{}]*)\}/g, (_m, n: string) => pythonStr(values[n]));
 }
 
-function fillDeep(value: unknown, values: Readonly<Record<string, unknown>>): unknown {
-  if (typeof value === 'string') return fillTemplate(value, values);
-  if (Array.isArray(value)) return value.map((v) => fillDeep(v, values));
+function fillDeep(
+  value: unknown,
+  values: Readonly<Record<string, unknown>>,
+  fill: (text: string, values: Readonly<Record<string, unknown>>) => string = fillTemplate,
+): unknown {
+  if (typeof value === 'string') return fill(value, values);
+  if (Array.isArray(value)) return value.map((v) => fillDeep(v, values, fill));
   if (isJsonObject(value)) {
     const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) out[k] = fillDeep(v, values);
+    for (const [k, v] of Object.entries(value)) out[k] = fillDeep(v, values, fill);
     return out;
   }
   return value;
+}
+
+/** Whether a response variation is a Jinja template (`metadata: {template: jinja}`, Rasa Pro). */
+function isJinja(variation: JsonObject): boolean {
+  return isJsonObject(variation.metadata) && variation.metadata.template === 'jinja';
 }
 
 const FILLED_KEYS = ['text', 'image', 'custom', 'buttons', 'attachment', 'quick_replies'];
@@ -66,7 +76,9 @@ function conditionsHold(variation: JsonObject, slots: Readonly<Record<string, un
  * Rasa's TemplatedNaturalLanguageGenerator: picks a variation of a response — channel-specific
  * ones for the output channel when there are any, conditional variations whose slot
  * conditions hold before unconditional ones — uniformly at random, and fills `{slot}`
- * placeholders (slots, then kwargs). Null when the response does not exist.
+ * placeholders (slots, then kwargs). A variation with `metadata.template: jinja` (Rasa Pro) is
+ * rendered as Jinja instead, with `context` (the dialogue stack's context, `stackContext`) next
+ * to the slots and kwargs. Null when the response does not exist.
  */
 export function generateResponse(
   domain: Domain,
@@ -75,6 +87,7 @@ export function generateResponse(
   channel: string | null,
   kwargs: Readonly<Record<string, unknown>> = {},
   random: () => number = Math.random,
+  stackContext: Readonly<JsonObject> = {},
 ): JsonObject | null {
   const variations = domain.responses[name];
   if (!variations || variations.length === 0) return null;
@@ -85,13 +98,19 @@ export function generateResponse(
   pool = conditional.length > 0 ? conditional : pool.filter((v) => !Array.isArray(v.condition));
   if (pool.length === 0) return null;
   const chosen: JsonObject = pool[Math.floor(random() * pool.length)] ?? pool[0] ?? {};
-  const values = { ...slots, ...kwargs };
+  const jinja = isJinja(chosen);
+  const values = jinja ? { context: stackContext, ...slots, ...kwargs } : { ...slots, ...kwargs };
+  const fill = jinja ? renderJinja : fillTemplate;
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(chosen)) {
     if (k === 'condition' || k === 'channel') continue;
-    out[k] = FILLED_KEYS.includes(k) ? fillDeep(v, values) : v;
+    out[k] = FILLED_KEYS.includes(k) ? fillDeep(v, values, fill) : v;
   }
   return out;
+}
+
+function renderJinja(text: string, values: Readonly<Record<string, unknown>>): string {
+  return renderTemplate(text, { ...values });
 }
 
 /** Response keys that `create_bot_utterance` moves into the event's text and data. */

@@ -1,4 +1,5 @@
 import { DialogueError } from 'src/core/errors/dialogue-error';
+import { isCommandGenerator } from 'src/core/flows/command-generators';
 import {
   type NluComponent,
   type ProgressCallback,
@@ -223,6 +224,8 @@ export function resolvePipeline(
       out.push(c);
       return;
     }
+    // CALM's command generators run in the dialogue turn, not in the NLU pipeline.
+    if (isCommandGenerator(c.name)) return;
     if (c.name in UNSUPPORTED) {
       if (!substituteUnsupported) {
         throw new DialogueError(

@@ -8,6 +8,8 @@ import { type Domain } from 'src/core/domain/domain';
 import { DialogueError } from 'src/core/errors/dialogue-error';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
+import { FlowPolicy } from 'src/core/flows/flow-policy';
+import { FlowsList } from 'src/core/flows/flows-list';
 import {
   AugmentedMemoizationPolicy,
   MemoizationPolicy,
@@ -45,6 +47,14 @@ const POLICIES: Readonly<Record<string, Trainer>> = {
   UnexpecTEDIntentPolicy: UnexpecTedIntentPolicy,
 };
 
+/**
+ * CALM policies: not trained, built from their config.yml entry (or their `toJSON`) and the
+ * assistant's flows, which `train` / `fromJSON` are given (stored apart from the policies).
+ */
+const FLOW_POLICIES: Readonly<Record<string, (params: JsonObject, flows: FlowsList) => Policy>> = {
+  FlowPolicy: (params, flows) => FlowPolicy.fromConfig(params, flows),
+};
+
 /** The winning prediction of the ensemble, with the chosen action. */
 export interface EnsemblePrediction extends PolicyPrediction {
   readonly actionName: string;
@@ -56,6 +66,12 @@ export interface EnsemblePrediction extends PolicyPrediction {
  * rejected actions zeroed, no-user predictions first, then highest (confidence, priority) with
  * the earlier policy winning full ties.
  */
+const NO_STATE_VIEWS = {
+  states: [],
+  count: 0,
+  ml: { states: [], count: 0 },
+} as const;
+
 export class PolicyEnsemble {
   /** States the policies look at (null: the whole history). */
   private readonly window: number | null;
@@ -77,13 +93,18 @@ export class PolicyEnsemble {
     this.window = needs.includes(null) ? null : Math.max(1, ...(needs as number[])) + 1;
     const rules = policies.find((p): p is RulePolicy => p instanceof RulePolicy);
     this.ruleOnly = rules?.ruleOnlyData ?? NO_RULE_ONLY_DATA;
+    this.statesNeeded = policies.some((p) => !(p instanceof FlowPolicy));
   }
+
+  /** Whether any policy reads the state history (all but FlowPolicy do). */
+  private readonly statesNeeded: boolean;
 
   /** Trains every configured policy (throws `DIALOGUE.INVALID_RULE` / `CONFIG.INVALID`). */
   static train(
     configs: readonly ComponentConfig[] | null,
     trackers: readonly TrainingTracker[],
     domain: Domain,
+    flows: FlowsList = FlowsList.empty(),
   ): PolicyEnsemble {
     const list = configs && configs.length > 0 ? configs : DEFAULT_POLICIES;
     // The RulePolicy's rule-only slots and loops, for the ML policies' training data too.
@@ -97,14 +118,17 @@ export class PolicyEnsemble {
           )
         : NO_RULE_ONLY_DATA;
     const policies = list.map((c) => {
+      const { name: _name, ...params } = c;
+      const flowPolicy = FLOW_POLICIES[c.name];
+      if (flowPolicy) return flowPolicy(params, flows);
       const trainer = POLICIES[c.name];
       if (!trainer) {
+        const supported = [...Object.keys(POLICIES), ...Object.keys(FLOW_POLICIES)];
         throw new DialogueError(
           'CONFIG.INVALID',
-          `config.yml: unknown policy '${c.name}'; supported: ${Object.keys(POLICIES).join(', ')}`,
+          `config.yml: unknown policy '${c.name}'; supported: ${supported.join(', ')}`,
         );
       }
-      const { name: _name, ...params } = c;
       return trainer.train({ trackers, domain, ruleOnly }, params);
     });
     return new PolicyEnsemble(policies);
@@ -115,10 +139,12 @@ export class PolicyEnsemble {
     return new PolicyEnsemble(policies);
   }
 
-  static fromJSON(json: JsonObject): PolicyEnsemble {
+  static fromJSON(json: JsonObject, flows: FlowsList = FlowsList.empty()): PolicyEnsemble {
     const list = json.policies as JsonObject[];
     return new PolicyEnsemble(
       list.map((p) => {
+        const flowPolicy = FLOW_POLICIES[p.type as string];
+        if (flowPolicy) return flowPolicy(p, flows);
         const trainer = POLICIES[p.type as string];
         if (!trainer) {
           throw new DialogueError(
@@ -153,7 +179,10 @@ export class PolicyEnsemble {
    */
   predict(tracker: DialogueStateTracker, domain: Domain): EnsemblePrediction {
     const actionNames = domain.actionNamesOrTexts;
-    const views = trackerStateViews(tracker, domain, this.ruleOnly, this.window);
+    // FlowPolicy reads the stack and slots only: an ensemble of it alone needs no state history.
+    const views = this.statesNeeded
+      ? trackerStateViews(tracker, domain, this.ruleOnly, this.window)
+      : NO_STATE_VIEWS;
     const input = {
       tracker,
       domain,
@@ -225,6 +254,7 @@ export class PolicyEnsemble {
       isNoUserPrediction: winner.isNoUserPrediction,
       hideRuleTurn: winner.hideRuleTurn,
       inTrainingData: winner.inTrainingData,
+      actionMetadata: winner.actionMetadata ?? null,
       actionName: actionNames[index] as string,
       maxConfidence: (winner.probabilities[index] as number) ?? 0,
     };

@@ -20,6 +20,11 @@ export interface PolicyPrediction {
   readonly hideRuleTurn: boolean;
   /** Whether the prediction comes from data seen in training (memoization, rules). */
   readonly inTrainingData: boolean;
+  /**
+   * Rasa's `action_metadata`: metadata of the predicted action's `action` event and of the `bot`
+   * events it utters (FlowPolicy: `active_flow`, `step_id`). Absent or null: none.
+   */
+  readonly actionMetadata?: JsonObject | null;
 }
 
 /** What a policy gets to predict from. */

@@ -15,6 +15,12 @@ import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
 import { storedParseData } from 'src/core/events/json-values';
 import { externalUserUttered, userUttered, type UserUttered } from 'src/core/events/user-uttered';
+import {
+  commandEvents,
+  messageHasCommands,
+  withCommands,
+  type CalmSetup,
+} from 'src/core/flows/calm-turn';
 import { type EnsemblePrediction, type PolicyEnsemble } from 'src/core/policies/policy-ensemble';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 
@@ -32,6 +38,8 @@ export interface ProcessorOptions {
   /** Warnings and action failures (logged by the caller). */
   readonly warn?: (message: string, data?: JsonObject) => void;
   readonly random?: () => number;
+  /** The flows and command generators of a CALM assistant (Rasa Pro); absent: none. */
+  readonly calm?: CalmSetup | null;
 }
 
 /** A user message ready to be logged (already parsed). */
@@ -50,6 +58,8 @@ export interface ActionPrediction {
   readonly confidence: number | null;
   readonly events: DialogueEvent[];
   readonly hideRuleTurn: boolean;
+  /** The prediction's action metadata (FlowPolicy: `active_flow`, `step_id`), if any. */
+  readonly actionMetadata?: JsonObject | null;
 }
 
 /** `action_listen` after an action took the user's message back (no policy chose it). */
@@ -106,9 +116,35 @@ export class DialogueProcessor {
     message: ParsedUserMessage,
     channel: string | null,
   ): Promise<void> {
-    tracker.update(this.userEvent(message));
+    const calm = this.options.calm ?? null;
+    const parseData =
+      calm === null
+        ? message.parseData
+        : await withCommands(calm, message.parseData, tracker, this.domain);
+    tracker.update(
+      this.userEvent(parseData === message.parseData ? message : { ...message, parseData }),
+    );
     if (!this.hasCore) return;
-    await this.runExtractSlots(tracker, channel);
+    await this.afterUserEvent(tracker, channel);
+  }
+
+  /**
+   * The rest of a turn once the user event is logged: with commands (a CALM assistant), the
+   * command processor's events — and no classic slot extraction, as Rasa Pro skips it for a
+   * message that carries commands; then the prediction loop.
+   */
+  private async afterUserEvent(
+    tracker: DialogueStateTracker,
+    channel: string | null,
+  ): Promise<void> {
+    const calm = this.options.calm ?? null;
+    if (calm !== null && messageHasCommands(tracker)) {
+      for (const e of commandEvents(calm, tracker, this.domain, this.options.now)) {
+        tracker.update(e);
+      }
+    } else {
+      await this.runExtractSlots(tracker, channel);
+    }
     await this.runPredictionLoop(tracker, channel);
   }
 
@@ -119,17 +155,20 @@ export class DialogueProcessor {
     entities: readonly JsonObject[],
     channel: string | null,
   ): Promise<void> {
-    tracker.update(
-      externalUserUttered({
-        intentName: intent,
-        entities,
-        inputChannel: tracker.latestInputChannel,
-        timestamp: this.options.now(),
-      }),
-    );
+    let event = externalUserUttered({
+      intentName: intent,
+      entities,
+      inputChannel: tracker.latestInputChannel,
+      timestamp: this.options.now(),
+    });
+    const calm = this.options.calm ?? null;
+    if (calm !== null) {
+      const parseData = await withCommands(calm, event.parseData, tracker, this.domain);
+      event = { ...event, parseData };
+    }
+    tracker.update(event);
     if (!this.hasCore) return;
-    await this.runExtractSlots(tracker, channel);
-    await this.runPredictionLoop(tracker, channel);
+    await this.afterUserEvent(tracker, channel);
   }
 
   /**
@@ -206,6 +245,7 @@ export class DialogueProcessor {
       confidence: p.maxConfidence,
       events: p.events,
       hideRuleTurn: p.hideRuleTurn,
+      actionMetadata: p.actionMetadata ?? null,
     };
   }
 
@@ -230,7 +270,12 @@ export class DialogueProcessor {
         temporary = tracker.copy();
         for (const e of prediction.events) temporary.update(e);
       }
-      events = await action.run(this.context(temporary, channel));
+      const metadata = prediction.actionMetadata;
+      events = await action.run(
+        metadata
+          ? { ...this.context(temporary, channel), actionMetadata: metadata }
+          : this.context(temporary, channel),
+      );
     } catch (error) {
       if (error instanceof ActionExecutionRejection) {
         this.options.warn?.(error.message, { action: name });
@@ -260,6 +305,7 @@ export class DialogueProcessor {
           confidence: prediction.confidence,
           hideRuleTurn: prediction.hideRuleTurn,
           timestamp: this.options.now(),
+          metadata: prediction.actionMetadata ?? null,
         }),
       );
     }

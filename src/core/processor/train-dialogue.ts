@@ -5,6 +5,7 @@ import {
 } from 'src/core/dialogue/story-graph';
 import { type Domain } from 'src/core/domain/domain';
 import { DialogueError } from 'src/core/errors/dialogue-error';
+import { FlowsList } from 'src/core/flows/flows-list';
 import { PolicyEnsemble } from 'src/core/policies/policy-ensemble';
 import { type ComponentConfig } from 'src/core/training-data/config-reader';
 import { readStoriesYaml, type StoryBlock } from 'src/core/training-data/stories-yaml-reader';
@@ -38,12 +39,13 @@ export function trainDialogue(
   domain: Domain,
   policies: readonly ComponentConfig[] | null,
   options: TrackerGenerationOptions = {},
+  flows: FlowsList = FlowsList.empty(),
 ): { ensemble: PolicyEnsemble; trackers: TrainingTracker[] } {
   const trackers = trainingTrackers(blocks, domain, {
     ...options,
     augmentationFactor: options.augmentationFactor ?? DEFAULT_AUGMENTATION_FACTOR,
   });
-  const ensemble = PolicyEnsemble.train(policies, trackers, domain);
+  const ensemble = PolicyEnsemble.train(policies, trackers, domain, flows);
   // Rasa's policies look every action up in the domain while featurising
   // (`Domain.index_for_action` → ActionNotFoundException): such data never trains. Checked
   // after the policies so their own findings (contradicting rules) come first, as in Rasa.

@@ -1,5 +1,6 @@
 import { type Domain } from 'src/core/domain/domain';
 import { DialogueError } from 'src/core/errors/dialogue-error';
+import { type CalmSetup } from 'src/core/flows/calm-turn';
 import { type TrainedNlu } from 'src/core/nlu';
 import { type PolicyEnsemble } from 'src/core/policies/policy-ensemble';
 
@@ -16,6 +17,8 @@ export interface LoadedAssistant {
   readonly phrases?: readonly string[];
   /** The trained dialogue policies; absent for a domain or an NLU-only model. */
   readonly policies?: PolicyEnsemble;
+  /** Flows and command generators (Rasa Pro CALM); absent for an assistant without flows. */
+  readonly calm?: CalmSetup;
 }
 
 /**

@@ -460,6 +460,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       endpoint: this.options.actionEndpoint,
       nlg: this.options.nlg,
       maxPredictions: this.options.maxPredictions,
+      calm: assistant.calm ?? null,
       now,
       warn: (message, data) => this.log.warn(message, data ?? {}),
     });

@@ -306,9 +306,21 @@ export class DialogueStateTracker {
     return tracker;
   }
 
-  /** A copy holding the same events and state. */
+  /**
+   * A copy holding the same events and state. The state is copied, not rebuilt by replaying the
+   * log: events and state values are never changed in place (every change is a new value), so
+   * the copy may share them.
+   */
   copy(): DialogueStateTracker {
-    return this.travelBackInTime(Number.POSITIVE_INFINITY);
+    const tracker = this.initCopy();
+    for (const event of this.log) tracker.log.push(event);
+    tracker.state.copyFrom(this.state);
+    const cache = this.appliedCache;
+    tracker.appliedCache =
+      cache === null
+        ? null
+        : { list: [...cache.list], upTo: cache.upTo, loops: new Set(cache.loops) };
+    return tracker;
   }
 
   /** Applies one event to the state, as its catalogue entry says. */
@@ -378,6 +390,21 @@ class MutableTrackerState implements TrackerState {
     this.followup = ACTION_LISTEN_NAME;
     this.loop = null;
     this.stack = [];
+  }
+
+  /** Takes over every field of `other` (values are shared: they are never changed in place). */
+  copyFrom(other: MutableTrackerState): void {
+    this.slotValues.clear();
+    for (const [name, value] of other.slotValues) this.slotValues.set(name, value);
+    this.paused = other.paused;
+    this.followup = other.followup;
+    this.latestAction = other.latestAction;
+    this.latestUser = other.latestUser;
+    this.latestUserEntities = other.latestUserEntities;
+    this.latestUserUseText = other.latestUserUseText;
+    this.latestBot = other.latestBot;
+    this.loop = other.loop;
+    this.stack = other.stack;
   }
 
   replayAppliedEvents(): void {

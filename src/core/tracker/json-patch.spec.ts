@@ -15,6 +15,17 @@ describe('applyJsonPatch', () => {
     expect(doc).toEqual([{ id: 'a' }, { id: 'b' }]);
   });
 
+  it('replaces a member in place, so a frame keeps the key order Rasa serialises', () => {
+    const frame = { frame_id: 'K3Q9ZP1A', flow_id: 'f', step_id: 'START', type: 'flow' };
+    const result = applyJsonPatch([frame], [{ op: 'replace', path: '/0/step_id', value: 'x' }]);
+    expect(JSON.stringify(result)).toBe(
+      '[{"frame_id":"K3Q9ZP1A","flow_id":"f","step_id":"x","type":"flow"}]',
+    );
+    expect(() => applyJsonPatch([frame], [{ op: 'replace', path: '/0/nope', value: 1 }])).toThrow(
+      /no member 'nope'/,
+    );
+  });
+
   it.each([
     [[{ op: 'remove', path: '/5' }]],
     [[{ op: 'test', path: '/0', value: 1 }]],

@@ -37,15 +37,49 @@ function childOf(container: unknown, token: string): unknown {
   return patchError(`cannot descend into a scalar at '${token}'`);
 }
 
-/** The parent container and last token of a pointer (which must not be the root). */
-function locate(root: unknown, pointer: string): { parent: Container; key: string } {
-  const tokens = parsePointer(pointer);
-  const key = tokens.pop();
-  if (key === undefined) return patchError('the document root cannot be the target');
-  let node = root;
-  for (const t of tokens) node = childOf(node, t);
-  if (!Array.isArray(node) && !isJsonObject(node)) patchError(`'${pointer}' has no container`);
-  return { parent: node, key };
+function isContainer(value: unknown): value is Container {
+  return Array.isArray(value) || isJsonObject(value);
+}
+
+/**
+ * Copy-on-write over one patch: containers on the path of a change are copied once (shallow),
+ * the rest of the document is shared with the input, which stays unchanged. A patch of a
+ * frame's step id copies the stack list and that frame, not the whole stack.
+ */
+class Writable {
+  private readonly own = new Set<unknown>();
+  root: unknown;
+
+  constructor(document: unknown) {
+    this.root = isContainer(document) ? this.copy(document) : cloneJson(document);
+  }
+
+  private copy(container: Container): Container {
+    const copy = Array.isArray(container) ? container.slice() : { ...container };
+    this.own.add(copy);
+    return copy;
+  }
+
+  /** The parent container (writable) and last token of a pointer (not the root). */
+  locate(pointer: string): { parent: Container; key: string } {
+    const tokens = parsePointer(pointer);
+    const key = tokens.pop();
+    if (key === undefined) return patchError('the document root cannot be the target');
+    let node = this.root;
+    for (const t of tokens) {
+      const child = childOf(node, t);
+      if (isContainer(child) && !this.own.has(child)) {
+        const copy = this.copy(child);
+        if (Array.isArray(node)) node[Number(t)] = copy;
+        else (node as Record<string, unknown>)[t] = copy;
+        node = copy;
+      } else {
+        node = child;
+      }
+    }
+    if (!isContainer(node)) patchError(`'${pointer}' has no container`);
+    return { parent: node, key };
+  }
 }
 
 function get(root: unknown, pointer: string): unknown {
@@ -54,8 +88,8 @@ function get(root: unknown, pointer: string): unknown {
   return node;
 }
 
-function add(root: unknown, pointer: string, value: unknown): void {
-  const { parent, key } = locate(root, pointer);
+function add(doc: Writable, pointer: string, value: unknown): void {
+  const { parent, key } = doc.locate(pointer);
   if (Array.isArray(parent)) {
     const index = key === '-' ? parent.length : Number(key);
     if (key !== '-' && (!/^\d+$/.test(key) || index > parent.length)) {
@@ -67,12 +101,20 @@ function add(root: unknown, pointer: string, value: unknown): void {
   }
 }
 
-function remove(root: unknown, pointer: string): unknown {
-  const { parent, key } = locate(root, pointer);
+function remove(doc: Writable, pointer: string): unknown {
+  const { parent, key } = doc.locate(pointer);
   const old = childOf(parent, key);
   if (Array.isArray(parent)) parent.splice(Number(key), 1);
   else delete parent[key];
   return old;
+}
+
+/** Replaces the value in place: an object keeps its key order (Rasa's jsonpatch does). */
+function replace(doc: Writable, pointer: string, value: unknown): void {
+  const { parent, key } = doc.locate(pointer);
+  childOf(parent, key);
+  if (Array.isArray(parent)) parent[Number(key)] = value;
+  else parent[key] = value;
 }
 
 /**
@@ -81,7 +123,7 @@ function remove(root: unknown, pointer: string): unknown {
  */
 export function applyJsonPatch(document: unknown, patch: unknown): unknown {
   if (!Array.isArray(patch)) patchError('the update must be a list of operations');
-  let root: unknown = cloneJson(document);
+  const doc = new Writable(document);
   for (const raw of patch) {
     if (!isJsonObject(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string') {
       patchError(`malformed operation ${JSON.stringify(raw)}`);
@@ -89,36 +131,35 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
     const op = raw as unknown as PatchOperation;
     const value = cloneJson(op.value);
     if (op.path === '' && (op.op === 'add' || op.op === 'replace')) {
-      root = value;
+      doc.root = value;
       continue;
     }
     switch (op.op) {
       case 'add':
-        add(root, op.path, value);
+        add(doc, op.path, value);
         break;
       case 'remove':
-        remove(root, op.path);
+        remove(doc, op.path);
         break;
       case 'replace':
-        remove(root, op.path);
-        add(root, op.path, value);
+        replace(doc, op.path, value);
         break;
       case 'move': {
         if (typeof op.from !== 'string') patchError("'move' needs 'from'");
-        add(root, op.path, remove(root, op.from));
+        add(doc, op.path, remove(doc, op.from));
         break;
       }
       case 'copy': {
         if (typeof op.from !== 'string') patchError("'copy' needs 'from'");
-        add(root, op.path, cloneJson(get(root, op.from)));
+        add(doc, op.path, cloneJson(get(doc.root, op.from)));
         break;
       }
       case 'test':
-        if (!jsonEqual(get(root, op.path), value)) patchError(`test failed at '${op.path}'`);
+        if (!jsonEqual(get(doc.root, op.path), value)) patchError(`test failed at '${op.path}'`);
         break;
       default:
         patchError(`unknown operation '${op.op}'`);
     }
   }
-  return root;
+  return doc.root;
 }

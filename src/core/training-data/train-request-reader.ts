@@ -1,4 +1,6 @@
 import { Domain } from 'src/core/domain/domain';
+import { type FlowsSource } from 'src/core/flows/flows-model';
+import { readFlowsYaml } from 'src/core/flows/flows-reader';
 import { readConfigYaml, type ProjectConfig } from 'src/core/training-data/config-reader';
 import {
   mergeNluTrainingData,
@@ -24,16 +26,17 @@ const CONFIG_KEYS = new Set(['recipe', 'language', 'assistant_id', 'pipeline', '
 const NLU_KEYS = new Set(['version', 'nlu', 'responses']);
 /**
  * Keys outside the domain, config and NLU parts: stories and rules are read by the stories
- * reader; flows (Rasa Pro) are accepted but not trained.
+ * reader, flows (Rasa Pro CALM) by the flows reader.
  */
-export const UNTRAINED_KEYS = ['stories', 'rules', 'flows'] as const;
+export const DIALOGUE_KEYS = ['stories', 'rules', 'flows'] as const;
+const FLOWS_KEYS = new Set(['flows']);
 /** Deprecated body keys: accepted and ignored (query parameters decide). */
 export const DEPRECATED_KEYS = ['force', 'save_to_default_model_directory'] as const;
 const KNOWN_KEYS = new Set<string>([
   ...DOMAIN_KEYS,
   ...CONFIG_KEYS,
   ...NLU_KEYS,
-  ...UNTRAINED_KEYS,
+  ...DIALOGUE_KEYS,
   ...DEPRECATED_KEYS,
 ]);
 
@@ -48,8 +51,11 @@ export interface TrainRequest {
   readonly nlu: NluTrainingData;
   /** Stories and rules (trained into dialogue policies). */
   readonly stories: readonly StoryBlock[];
-  /** Top-level keys present but not trained yet (`flows`). */
-  readonly untrained: readonly string[];
+  /**
+   * The `flows` part (Rasa Pro CALM) as one flows source named after the body, with its line
+   * numbers; empty without flows.
+   */
+  readonly flows: readonly FlowsSource[];
   readonly warnings: readonly string[];
 }
 
@@ -93,9 +99,9 @@ function cleanYaml(plain: Record<string, unknown>, keep: ReadonlySet<string>): s
 }
 
 /**
- * Reads the body of `POST /model/train`: one YAML document holding domain keys, config keys and
- * NLU data. Syntax errors, YAML bombs (alias cap) and invalid parts throw DialogueErrors naming
- * `file` and the line. Throws `TRAINING_DATA.INVALID` when there is no NLU data to train on.
+ * Reads the body of `POST /model/train`: one YAML document holding domain keys, config keys,
+ * NLU data, stories and rules, and flows. Syntax errors, YAML bombs (alias cap) and invalid parts throw DialogueErrors naming
+ * `file` and the line. Throws `TRAINING_DATA.INVALID` when there is nothing to train on.
  */
 export function readTrainRequest(text: string, file = 'request body'): TrainRequest {
   const source = parseYamlSource(text, file);
@@ -105,10 +111,8 @@ export function readTrainRequest(text: string, file = 'request body'): TrainRequ
   }
   if (!isMap(root)) yamlError(source, 1, 'the training data must be a mapping of top-level keys');
   const warnings: string[] = [];
-  const untrained: string[] = [];
   for (const entry of entriesOf(source, root)) {
-    if (entry.key === 'flows') untrained.push(entry.key);
-    else if ((UNTRAINED_KEYS as readonly string[]).includes(entry.key)) continue;
+    if ((DIALOGUE_KEYS as readonly string[]).includes(entry.key)) continue;
     else if ((DEPRECATED_KEYS as readonly string[]).includes(entry.key)) {
       warnings.push(`${file}:${entry.keyLine ?? '?'}: '${entry.key}' is deprecated and ignored`);
     } else if (!KNOWN_KEYS.has(entry.key)) {
@@ -124,11 +128,15 @@ export function readTrainRequest(text: string, file = 'request body'): TrainRequ
   const nlu = mergeNluTrainingData([nluRead.data]);
   const storiesRead = readStoriesYaml(text, file);
   warnings.push(...storiesRead.warnings);
-  if (nlu.examples.length === 0 && storiesRead.blocks.length === 0) {
+  // Read here so that a malformed `flows` part is a 400 naming the body's line before training.
+  // The other parts' blanked lines are emptied (the archive keeps this text).
+  const flowsText = partText(text, root, FLOWS_KEYS).replace(/^ +$/gm, '');
+  const flows = readFlowsYaml(flowsText, file).length > 0 ? [{ path: file, text: flowsText }] : [];
+  if (nlu.examples.length === 0 && storiesRead.blocks.length === 0 && flows.length === 0) {
     yamlError(
       source,
       undefined,
-      "no training data found: neither NLU examples (the 'nlu' key) nor 'stories' or 'rules'",
+      "no training data found: neither NLU examples (the 'nlu' key) nor 'stories', 'rules' or 'flows'",
     );
   }
   return {
@@ -138,7 +146,7 @@ export function readTrainRequest(text: string, file = 'request body'): TrainRequ
     configText: cleanYaml(plain, CONFIG_KEYS),
     nlu,
     stories: storiesRead.blocks,
-    untrained,
+    flows,
     warnings,
   };
 }

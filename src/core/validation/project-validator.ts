@@ -8,6 +8,7 @@ import {
   REQUESTED_SLOT,
 } from 'src/core/domain/domain-constants';
 import { isJsonObject } from 'src/core/events/json-values';
+import { type FlowsList } from 'src/core/flows/flows-list';
 import { examplesOf, lastStates } from 'src/core/policies/training-examples';
 import { baseIntent, type NluTrainingData } from 'src/core/training-data/nlu-training-data';
 import {
@@ -32,6 +33,11 @@ export interface ProjectData {
   /** NLU data of every data file, merged; null without NLU data. */
   readonly nlu: NluTrainingData | null;
   readonly blocks: readonly StoryBlock[];
+  /**
+   * The flows (default patterns merged in), when the data has valid ones: their trigger
+   * intents and the actions and responses they run count as used.
+   */
+  readonly flows?: FlowsList | null;
 }
 
 /** An action a story or rule names that the domain does not know. */
@@ -123,7 +129,7 @@ export function validateProject(
     verifyIntents(domain, project, error, warning);
     verifyExampleRepetition(project.nlu, warning);
     verifyEntities(domain, project, error, warning);
-    verifyActions(domain, project.blocks, error, warning);
+    verifyActions(domain, project.blocks, project.flows ?? null, error, warning);
     verifyForms(domain, project.blocks, error);
     verifySlots(domain, project.blocks, error);
   }
@@ -146,7 +152,9 @@ function verifyIntents(domain: Domain, project: ProjectData, error: Report, warn
       );
     }
   }
-  const storyIntents = new Set<string>();
+  const storyIntents = new Set<string>(
+    (project.flows?.flows ?? []).flatMap((f) => f.nluTrigger.map((t) => t.intent)),
+  );
   for (const block of project.blocks) {
     for (const step of allSteps(block)) {
       if (step.kind !== 'user' || step.intent === null) continue;
@@ -250,9 +258,24 @@ function verifyEntities(
   }
 }
 
+/** The actions and responses the flows' steps run (collect questions and rejections too). */
+function flowActions(flows: FlowsList | null): string[] {
+  const out: string[] = [];
+  for (const flow of flows?.flows ?? []) {
+    for (const step of flows?.allSteps(flow.id) ?? []) {
+      if (step.kind === 'action') out.push(step.action);
+      if (step.kind === 'collect') {
+        out.push(step.utter, step.collectAction, ...step.rejections.map((r) => r.utter));
+      }
+    }
+  }
+  return out;
+}
+
 function verifyActions(
   domain: Domain,
   blocks: readonly StoryBlock[],
+  flows: FlowsList | null,
   error: Report,
   warning: Report,
 ): void {
@@ -264,7 +287,7 @@ function verifyActions(
       );
     }
   }
-  const usedActions = new Set<string>();
+  const usedActions = new Set<string>(flowActions(flows));
   for (const block of blocks) {
     for (const step of allSteps(block)) {
       if (step.kind === 'active_loop' && step.name !== null) usedActions.add(step.name);

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ModelModule } from 'src/modules/model/model.module';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { EvaluateController } from './evaluate.controller';
+import { FlowsController } from './flows.controller';
 import { LicenseController } from './license.controller';
 import { DomainController, ModelAdminController } from './model-admin.controller';
 import { ModelAdminService } from './model-admin.service';
@@ -13,7 +14,7 @@ import { TrainController } from './train.controller';
 
 /**
  * The model routes, on ModelModule's services: parse, train, evaluate (`POST /model/test/intents`),
- * replace/unload (`PUT`/`DELETE /model`), `GET /domain`, the open `GET /license`, and with
+ * replace/unload (`PUT`/`DELETE /model`), `GET /domain`, `GET /flows`, the open `GET /license`, and with
  * `PARLEY_SERVE_MODELS=true` the model-server route `GET /models/<name>`. A module of its own
  * so that the app module places these routes: Nest registers routes module by module in the
  * order it first meets them, and ModelModule is met early (the dialogue module imports it).
@@ -30,6 +31,7 @@ export class ModelHttpModule {
             ModelController,
             ModelAdminController,
             DomainController,
+            FlowsController,
             LicenseController,
             EvaluateController,
             TrainController,

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { DialogueError, Domain, type LoadedAssistant } from 'src/core';
+import { FLOWS_ARCHIVE_FILE, loadStoredFlows } from 'src/core/flows/flows-model';
 import {
   checkLocalModelPath,
   readModelArchive,
@@ -37,11 +38,13 @@ export async function loadModelArchive(
   const nlu = nluJson === undefined ? undefined : loadNlu(JSON.parse(nluJson.toString('utf8')));
   const phrasesJson = files.get('nlu/phrases.json');
   const phrases = phrasesJson === undefined ? undefined : readPhrases(phrasesJson.toString('utf8'));
+  const flowsJson = files.get(FLOWS_ARCHIVE_FILE);
+  const calm = flowsJson === undefined ? undefined : loadStoredFlows(flowsJson.toString('utf8'));
   const coreJson = files.get('core/policies.json');
   let policies: PolicyEnsemble | undefined;
   if (coreJson !== undefined) {
     const core = JSON.parse(coreJson.toString('utf8')) as Record<string, unknown>;
-    policies = PolicyEnsemble.fromJSON(core);
+    policies = PolicyEnsemble.fromJSON(core, calm?.flows);
     // Retrieval responses of the NLU data belong to the domain (Rasa merges them at training).
     domain = domain.withResponses((core.responses ?? {}) as never);
   }
@@ -53,6 +56,7 @@ export async function loadModelArchive(
     assistantId: manifest.assistant_id,
     ...(nlu === undefined ? {} : { nlu }),
     ...(phrases === undefined ? {} : { phrases }),
+    ...(calm === undefined ? {} : { calm }),
   };
 }
 

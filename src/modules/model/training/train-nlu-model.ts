@@ -1,5 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { type Domain } from 'src/core';
+import { type FlowsList } from 'src/core/flows/flows-list';
+import {
+  FLOWS_ARCHIVE_FILE,
+  storedFlowsJson,
+  trainFlows,
+  type FlowsSource,
+} from 'src/core/flows/flows-model';
 import {
   canonicalJson,
   fingerprint,
@@ -35,6 +42,8 @@ export interface TrainNluModelInput {
   readonly threads?: number;
   /** Story augmentation factor (Rasa's `--augmentation`); default 50. */
   readonly augmentation?: number;
+  /** Flows files (Rasa Pro CALM); absent or empty: an assistant without flows. */
+  readonly flows?: readonly FlowsSource[];
 }
 
 export interface TrainNluModelResult {
@@ -52,8 +61,10 @@ export async function trainNluModel(
   input: TrainNluModelInput,
   log: (line: string) => void,
 ): Promise<TrainNluModelResult> {
-  const { data, config, configText, domain, domainText, outDir } = input;
+  const { data, config, configText, outDir } = input;
+  let { domain, domainText } = input;
   const stories = input.stories ?? [];
+  const flowSources = input.flows ?? [];
   const augmentation = Math.max(0, input.augmentation ?? DEFAULT_AUGMENTATION_FACTOR);
   const hasNlu = data !== null && data.examples.length > 0;
   const print = fingerprint(
@@ -64,6 +75,7 @@ export async function trainNluModel(
       ...(stories.length > 0
         ? { core: canonicalJson(stories), augmentation: String(augmentation) }
         : {}),
+      ...(flowSources.length > 0 ? { flows: canonicalJson(flowSources) } : {}),
     },
     PARLEY_VERSION,
   );
@@ -77,7 +89,19 @@ export async function trainNluModel(
     }
   }
 
+  // Flows (Rasa Pro CALM): read and checked against the domain with what they add to it
+  // (pattern responses and slots, flow actions), which the stored domain then holds.
+  let flows: FlowsList | null = null;
+  if (flowSources.length > 0) {
+    const trained = trainFlows(flowSources, domainText);
+    for (const w of trained.warnings) log(`warning: ${w}`);
+    flows = trained.flows;
+    domain = trained.domain;
+    domainText = trained.domainText;
+    log(`Read ${flows.userFlows.length} flows (and the default patterns).`);
+  }
   const files: Record<string, string> = { 'domain.yml': domainText, 'config.yml': configText };
+  if (flows !== null) files[FLOWS_ARCHIVE_FILE] = storedFlowsJson(flowSources, config.pipeline);
   let components: string[] = [];
   if (hasNlu) {
     log(`Training NLU on ${data.examples.length} examples...`);
@@ -103,18 +127,34 @@ export async function trainNluModel(
     files['nlu/phrases.json'] = JSON.stringify([...new Set(data.examples.map((e) => e.text))]);
     components = [...nlu.componentNames];
   }
-  if (stories.length > 0) {
+  if (stories.length > 0 || flows !== null) {
     const responses = data?.responses ?? {};
     const coreDomain = domain.withResponses(responses);
-    log(`Training dialogue policies on ${stories.length} stories and rules...`);
-    for (const w of policyConfigWarnings(config.policies)) log(`warning: ${w}`);
-    const { ensemble } = trainDialogue(stories, coreDomain, config.policies, {
-      augmentationFactor: augmentation,
-    });
+    // A flows-only assistant without configured policies gets the FlowPolicy alone.
+    const policies =
+      flows !== null && stories.length === 0 && (config.policies ?? []).length === 0
+        ? [{ name: 'FlowPolicy' }]
+        : config.policies;
+    log(
+      `Training dialogue policies on ${stories.length} stories and rules${flows === null ? '' : ` and ${flows.userFlows.length} flows`}...`,
+    );
+    for (const w of policyConfigWarnings(policies)) log(`warning: ${w}`);
+    if (flows !== null && !(policies ?? []).some((p) => p.name === 'FlowPolicy')) {
+      log(
+        `warning: the data has flows (${flowSources.map((f) => f.path).join(', ')}) but config.yml lists no FlowPolicy: the flows are trained but never run. Add \`- name: FlowPolicy\` to the policies.`,
+      );
+    }
+    const { ensemble } = trainDialogue(
+      stories,
+      coreDomain,
+      policies,
+      { augmentationFactor: augmentation },
+      flows ?? undefined,
+    );
     files['core/policies.json'] = JSON.stringify({ ...ensemble.toJSON(), responses });
     components.push(...ensemble.policies.map((p) => p.type));
   }
-  if (!hasNlu && stories.length === 0) {
+  if (!hasNlu && stories.length === 0 && flows === null) {
     throw new Error('no training data: neither NLU examples nor stories or rules were found');
   }
 

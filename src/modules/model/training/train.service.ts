@@ -124,7 +124,8 @@ function serverProgress(logger: Logger): ProgressCallback {
 }
 
 /**
- * Runs one `POST /model/train` job: reads the YAML body, trains the NLU model and writes the
+ * Runs one `POST /model/train` job: reads the YAML body, trains the model (NLU, stories and
+ * rules, flows — as `parley train`) and writes the
  * archive to the models directory (the `--model` directory, else `models/`) or to a temporary
  * one. The trained model is not loaded. Failures become `TrainingFailed` with Rasa's body.
  */
@@ -140,12 +141,6 @@ export async function runTraining(
   try {
     const request = readTrainRequest(text);
     for (const w of request.warnings) logger.warn(w);
-    if (request.untrained.length > 0) {
-      logger.log(
-        { keys: request.untrained },
-        `training data holds ${request.untrained.join(', ')}: accepted, but not trained`,
-      );
-    }
     let outDir: string;
     if (query.saveToDefaultModelDirectory) {
       const configured = resolve(config.files.model);
@@ -158,6 +153,7 @@ export async function runTraining(
       {
         data: request.nlu,
         stories: request.stories,
+        flows: request.flows,
         config: request.config,
         configText: request.configText,
         domain: request.domain,

@@ -1,0 +1,118 @@
+import { Domain } from 'src/core/domain/domain';
+import { slotSet } from 'src/core/events/slot-set';
+import { PolicyEnsemble } from 'src/core/policies/policy-ensemble';
+import { DialogueProcessor } from 'src/core/processor/dialogue-processor';
+import { userFlowFrame } from './flow-executor';
+import { FLOW_POLICY_PRIORITY, FlowPolicy } from './flow-policy';
+import { FlowsList } from './flows-list';
+import {
+  counter,
+  flow,
+  frameIds,
+  PATTERN_ACTION_NAMES,
+  PATTERN_RESPONSES,
+  PATTERNS,
+  step,
+  trackerWith,
+} from './testing-flows';
+
+const flows = new FlowsList([
+  flow('ask_name', [step.collect('ask', 'name'), step.action('greet', 'utter_greet')]),
+  ...PATTERNS,
+]);
+
+const domain = Domain.fromObject({
+  slots: { name: { type: 'text', mappings: [] } },
+  responses: {
+    ...PATTERN_RESPONSES,
+    utter_ask_name: [{ text: 'What is your name?' }],
+    utter_greet: [{ text: 'Hi {name}!' }],
+  },
+  actions: PATTERN_ACTION_NAMES,
+});
+
+function ensemble(): PolicyEnsemble {
+  return PolicyEnsemble.of([new FlowPolicy(flows, FLOW_POLICY_PRIORITY, { now: counter() })]);
+}
+
+describe('FlowPolicy', () => {
+  it('abstains with an empty stack and when another policy owns the top frame', () => {
+    for (const frames of [[], [{ frame_id: 'C1', type: 'chitchat' }]]) {
+      const p = ensemble().predict(trackerWith(domain, frames), domain);
+      expect(p.maxConfidence).toBe(0);
+      expect(p.events).toEqual([]);
+      expect(p.probabilities.every((x) => x === 0)).toBe(true);
+    }
+  });
+
+  it('predicts the next step with confidence 1, its events as optional events, and metadata', () => {
+    const tracker = trackerWith(domain, [userFlowFrame('ask_name', 'U1', 'regular')]);
+    const p = ensemble().predict(tracker, domain);
+    expect(p.actionName).toBe('action_run_slot_rejections');
+    expect(p.maxConfidence).toBe(1);
+    expect(p.policyName).toBe('policy_0_FlowPolicy');
+    expect(p.priority).toBe(7);
+    expect(p.optionalEvents.map((e) => e.type)).toEqual([
+      'stack',
+      'stack',
+      'flow_started',
+      'stack',
+      'flow_started',
+    ]);
+    expect(p.events).toEqual(p.optionalEvents);
+    expect(p.actionMetadata).toEqual({ active_flow: 'ask_name', step_id: 'ask' });
+  });
+
+  it('is built from config.yml with the flows and stored as config only', () => {
+    const trained = PolicyEnsemble.train(
+      [{ name: 'FlowPolicy' }, { name: 'RulePolicy' }],
+      [],
+      domain,
+      flows,
+    );
+    const json = trained.toJSON();
+    expect((json.policies as unknown[])[0]).toEqual({ type: 'FlowPolicy', priority: 7 });
+    const loaded = PolicyEnsemble.fromJSON(JSON.parse(JSON.stringify(json)) as typeof json, flows);
+    const tracker = trackerWith(domain, [userFlowFrame('ask_name', 'U1', 'regular')]);
+    // FlowPolicy's priority wins the tie with RulePolicy's fallback.
+    expect(loaded.predict(tracker, domain).actionName).toBe('action_run_slot_rejections');
+    expect(
+      PolicyEnsemble.train([{ name: 'FlowPolicy', priority: 9 }], [], domain, flows).toJSON(),
+    ).toEqual({ policies: [{ type: 'FlowPolicy', priority: 9 }] });
+  });
+
+  it('drives the processor: action and bot events carry active_flow and step_id', async () => {
+    const now = counter();
+    const processor = new DialogueProcessor(
+      domain,
+      PolicyEnsemble.of([
+        new FlowPolicy(flows, FLOW_POLICY_PRIORITY, { now, newFrameId: frameIds() }),
+      ]),
+      { endpoint: null, now },
+    );
+    const tracker = trackerWith(domain, [userFlowFrame('ask_name', 'U1', 'regular')]);
+    await processor.runPredictionLoop(tracker, null);
+    const ask = tracker.events.find((e) => e.type === 'bot');
+    expect(ask).toMatchObject({
+      text: 'What is your name?',
+      metadata: { utter_action: 'utter_ask_name', active_flow: 'ask_name', step_id: 'ask' },
+    });
+    const asked = tracker.events.find((e) => e.type === 'action' && e.name === 'utter_ask_name');
+    expect(asked).toMatchObject({
+      policy: 'policy_0_FlowPolicy',
+      confidence: 1,
+      metadata: { active_flow: 'ask_name', step_id: 'ask' },
+    });
+    expect(tracker.latestActionName).toBe('action_listen');
+
+    tracker.update(slotSet({ name: 'name', value: 'Ada', timestamp: now() }));
+    await processor.runPredictionLoop(tracker, null);
+    const texts = tracker.events.filter((e) => e.type === 'bot').map((e) => e.text);
+    expect(texts).toEqual(['What is your name?', 'Hi Ada!', 'What else can I help you with?']);
+    expect(tracker.events.filter((e) => e.type === 'bot').at(-1)).toMatchObject({
+      metadata: { active_flow: 'pattern_completed', step_id: 'completed' },
+    });
+    expect(tracker.stack).toEqual([]);
+    expect(tracker.getSlot('name')).toBeNull();
+  });
+});

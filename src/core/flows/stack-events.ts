@@ -1,0 +1,117 @@
+import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import {
+  dialogueStackUpdated,
+  type DialogueStackUpdated,
+} from 'src/core/events/dialogue-stack-updated';
+import { type JsonObject } from 'src/core/events/event-base';
+import { isJsonObject } from 'src/core/events/json-values';
+import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+import { applyJsonPatch } from 'src/core/tracker/json-patch';
+import { DialogueStack } from './stack';
+
+/** Rasa 3.7 kept the stack in this slot; later trackers use `stack` events. */
+export const LEGACY_DIALOGUE_STACK_SLOT = 'dialogue_stack';
+
+function framesOf(value: unknown): JsonObject[] {
+  return Array.isArray(value) ? value.filter(isJsonObject).map((f) => ({ ...f })) : [];
+}
+
+/**
+ * The tracker's stack as a list of frames, bottom first (copies). A tracker without `stack`
+ * events whose legacy `dialogue_stack` slot holds frames yields those.
+ */
+export function trackerStackFrames(tracker: DialogueStateTracker): JsonObject[] {
+  const frames = framesOf(tracker.stack);
+  if (frames.length > 0) return frames;
+  return framesOf(tracker.getSlot(LEGACY_DIALOGUE_STACK_SLOT));
+}
+
+/** A working copy of the tracker's stack. */
+export function stackOf(tracker: DialogueStateTracker): DialogueStack {
+  return new DialogueStack(trackerStackFrames(tracker));
+}
+
+/**
+ * The `stack` event that turns `before` (the tracker's stack) into `stack`, its `update` the
+ * RFC 6902 patch as a JSON string; null when nothing changed.
+ */
+export function stackEvent(
+  stack: DialogueStack,
+  before: readonly unknown[],
+  timestamp: number,
+): DialogueStackUpdated | null {
+  const ops = stack.patchFrom(before);
+  if (ops.length === 0) return null;
+  return dialogueStackUpdated({ timestamp, update: JSON.stringify(ops) });
+}
+
+/** Applies a `stack` event's patch to a frame list (a new list; the input is not changed). */
+export function applyStackEvent(
+  frames: readonly unknown[],
+  event: DialogueStackUpdated,
+): JsonObject[] {
+  const next = applyJsonPatch(
+    frames.map((f) => ({ ...(f as JsonObject) })),
+    JSON.parse(event.update),
+  );
+  return framesOf(next);
+}
+
+/**
+ * Rasa's "previous stack states": the stack after each `stack` event among the tracker's applied
+ * events, oldest first (a session end starts over from an empty stack).
+ */
+export function previousStackStates(tracker: DialogueStateTracker): JsonObject[][] {
+  return stackStatesOf(tracker.appliedEvents());
+}
+
+interface StackStates {
+  upTo: number;
+  last: DialogueEvent | undefined;
+  frames: JsonObject[];
+  states: JsonObject[][];
+}
+
+/**
+ * Stack states already computed for an event list. A tracker's applied events are one list that
+ * grows as events arrive, and a turn asks for its stack states several times: each call goes on
+ * from where the last one stopped (a list that changed before that point is walked again).
+ */
+const STACK_STATES = new WeakMap<readonly DialogueEvent[], StackStates>();
+
+/**
+ * The stack after each `stack` event of `events`, oldest first. The lists are shared: callers
+ * must not change them.
+ */
+export function stackStatesOf(events: readonly DialogueEvent[]): JsonObject[][] {
+  let known = STACK_STATES.get(events);
+  if (known === undefined || known.upTo > events.length || events[known.upTo - 1] !== known.last) {
+    known = { upTo: 0, last: undefined, frames: [], states: [] };
+    STACK_STATES.set(events, known);
+  }
+  for (let i = known.upTo; i < events.length; i++) {
+    const event = events[i] as DialogueEvent;
+    if (event.type === 'stack') {
+      try {
+        known.frames = applyStackEvent(known.frames, event);
+      } catch {
+        continue;
+      }
+      known.states.push(known.frames);
+    } else if (event.type === 'session_ended' || event.type === 'routing_session_ended') {
+      known.frames = [];
+    }
+  }
+  known.upTo = events.length;
+  known.last = events[events.length - 1];
+  return known.states.slice();
+}
+
+/**
+ * The active flow (Rasa `tracker.active_flow`): the `flow_id` of the stack's context (inside a
+ * collect, the user flow's), or null on an empty stack.
+ */
+export function activeFlowOf(stack: DialogueStack): string | null {
+  const flowId = stack.context().flow_id;
+  return typeof flowId === 'string' ? flowId : null;
+}
