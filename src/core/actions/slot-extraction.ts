@@ -228,6 +228,18 @@ function uniqueEntityMappings(domain: Domain, form: string): ReadonlySet<string>
   return unique;
 }
 
+/** The values of the entities a `from_entity` mapping takes (entity, role and group match). */
+export function fromEntityValues(entities: readonly JsonObject[], mapping: JsonObject): unknown[] {
+  return entities
+    .filter(
+      (e) =>
+        e.entity === mapping.entity &&
+        (e.role ?? null) === (mapping.role ?? null) &&
+        (e.group ?? null) === (mapping.group ?? null),
+    )
+    .map((e) => e.value);
+}
+
 function valuesOf(
   mapping: JsonObject,
   tracker: DialogueStateTracker,
@@ -236,14 +248,7 @@ function valuesOf(
 ): unknown[] {
   switch (mapping.type) {
     case 'from_entity':
-      return tracker.latestMessageEntities
-        .filter(
-          (e) =>
-            e.entity === mapping.entity &&
-            (e.role ?? null) === (mapping.role ?? null) &&
-            (e.group ?? null) === (mapping.group ?? null),
-        )
-        .map((e) => e.value);
+      return fromEntityValues(tracker.latestMessageEntities, mapping);
     case 'from_intent':
       return [mapping.value ?? null];
     case 'from_trigger_intent':

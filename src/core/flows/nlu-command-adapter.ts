@@ -1,4 +1,8 @@
-import { formIgnoredIntents, requiredSlots } from 'src/core/actions/slot-extraction';
+import {
+  formIgnoredIntents,
+  fromEntityValues,
+  requiredSlots,
+} from 'src/core/actions/slot-extraction';
 import { stableStringify } from 'src/core/dialogue/dialogue-state';
 import { type Domain } from 'src/core/domain/domain';
 import { REQUESTED_SLOT } from 'src/core/domain/domain-constants';
@@ -239,14 +243,7 @@ function mappingValues(type: string, mapping: JsonObject, input: NluCommandsInpu
   const { parseData, tracker } = input;
   switch (type) {
     case 'from_entity':
-      return entitiesOf(parseData)
-        .filter(
-          (e) =>
-            e.entity === mapping.entity &&
-            (e.role ?? null) === (mapping.role ?? null) &&
-            (e.group ?? null) === (mapping.group ?? null),
-        )
-        .map((e) => e.value);
+      return fromEntityValues(entitiesOf(parseData), mapping);
     case 'from_intent':
       return [mapping.value ?? null];
     case 'from_trigger_intent': {
