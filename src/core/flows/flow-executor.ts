@@ -1,13 +1,11 @@
 import { type Domain } from 'src/core/domain/domain';
 import { ACTION_LISTEN_NAME } from 'src/core/domain/domain-constants';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
-import { dialogueStackUpdated } from 'src/core/events/dialogue-stack-updated';
 import { type JsonObject } from 'src/core/events/event-base';
 import { flowCompleted } from 'src/core/events/flow-completed';
 import { flowResumed } from 'src/core/events/flow-resumed';
 import { flowStarted } from 'src/core/events/flow-started';
 import { slotSet } from 'src/core/events/slot-set';
-import { pythonJsonDumps } from 'src/core/story/python-json';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import {
   CONTINUE_STEP_PREFIX,
@@ -21,6 +19,7 @@ import { type FlowsList } from './flows-list';
 import { renderTemplate } from './jinja';
 import { evaluatePredicate } from './predicate';
 import { DialogueStack, newFrameId as randomFrameId } from './stack';
+import { stackEvent } from './stack-events';
 
 /** Steps one prediction may take before the circuit breaker trips (Rasa's `MAX_NUMBER_OF_STEPS`). */
 export const MAX_NUMBER_OF_STEPS = 250;
@@ -121,18 +120,6 @@ export function endTopUserFlow(stack: DialogueStack): void {
     stack.update(i, { step_id: CONTINUE_TO_END });
     if (frame.type === 'flow') break;
   }
-}
-
-/** The `stack` event turning `before` into `stack`; null when nothing changed. */
-export function stackEvent(
-  stack: DialogueStack,
-  before: readonly unknown[],
-  timestamp: number,
-): DialogueEvent | null {
-  const ops = stack.patchFrom(before);
-  return ops.length === 0
-    ? null
-    : dialogueStackUpdated({ timestamp, update: pythonJsonDumps(ops) });
 }
 
 /**

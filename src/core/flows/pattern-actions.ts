@@ -5,18 +5,17 @@ import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
 import { isJsonObject } from 'src/core/events/json-values';
 import { slotSet } from 'src/core/events/slot-set';
-import { applyJsonPatch } from 'src/core/tracker/json-patch';
 import { START_STEP } from './flow';
 import {
   CONTINUE_TO_END,
   isFlowFrame,
   PATTERN_CANCEL_FLOW,
   PATTERN_COLLECT_INFORMATION,
-  stackEvent,
 } from './flow-executor';
 import { renderTemplate } from './jinja';
 import { evaluatePredicate, parsePredicate } from './predicate';
 import { DialogueStack, newFrameId } from './stack';
+import { previousStackStates, stackEvent } from './stack-events';
 
 /** Names of the built-in CALM actions (Rasa Pro's default actions used by the patterns). */
 export const ACTION_RUN_SLOT_REJECTIONS = 'action_run_slot_rejections';
@@ -171,27 +170,6 @@ export class RunSlotRejectionsAction implements Action {
   }
 }
 
-/** The distinct stack states of the conversation, oldest first (Rasa's `previous_stack_states`). */
-function previousStackStates(ctx: ActionContext): unknown[][] {
-  const states: unknown[][] = [];
-  let stack: unknown[] = [];
-  let last = '[]';
-  for (const e of ctx.tracker.appliedEvents()) {
-    if (e.type === 'stack') {
-      const next = applyJsonPatch(stack, JSON.parse(e.update));
-      stack = Array.isArray(next) ? next : [];
-    } else if (e.type === 'restart' || e.type === 'session_started') {
-      stack = [];
-    } else continue;
-    const key = JSON.stringify(stack);
-    if (key !== last) {
-      states.push(stack);
-      last = key;
-    }
-  }
-  return states;
-}
-
 /**
  * The stack a correction goes back to: frames of the current stack below the target user flow
  * frame, the target and everything above it from the latest past state whose top stood on
@@ -201,7 +179,7 @@ function previousStackStates(ctx: ActionContext): unknown[][] {
 function stackResetTo(ctx: ActionContext, flowId: string, stepId: string): DialogueStack {
   const current = stackOf(ctx);
   let reference: DialogueStack | undefined;
-  for (const state of previousStackStates(ctx)) {
+  for (const state of previousStackStates(ctx.tracker)) {
     const candidate = new DialogueStack(state);
     const top = candidate.top();
     if (isFlowFrame(top) && top.flow_id === flowId && top.step_id === stepId) {

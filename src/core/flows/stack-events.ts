@@ -5,6 +5,7 @@ import {
 } from 'src/core/events/dialogue-stack-updated';
 import { type JsonObject } from 'src/core/events/event-base';
 import { isJsonObject } from 'src/core/events/json-values';
+import { pythonJsonDumps } from 'src/core/story/python-json';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import { applyJsonPatch } from 'src/core/tracker/json-patch';
 import { DialogueStack } from './stack';
@@ -42,7 +43,8 @@ export function stackEvent(
 ): DialogueStackUpdated | null {
   const ops = stack.patchFrom(before);
   if (ops.length === 0) return null;
-  return dialogueStackUpdated({ timestamp, update: JSON.stringify(ops) });
+  // Rasa writes the patch with Python's json.dumps (`", "` and `": "` separators).
+  return dialogueStackUpdated({ timestamp, update: pythonJsonDumps(ops) });
 }
 
 /** Applies a `stack` event's patch to a frame list (a new list; the input is not changed). */
@@ -64,6 +66,14 @@ export function applyStackEvent(
 export function previousStackStates(tracker: DialogueStateTracker): JsonObject[][] {
   return stackStatesOf(tracker.appliedEvents());
 }
+
+/** Events after which the tracker's stack is empty again. */
+const STACK_RESETS: ReadonlySet<string> = new Set([
+  'restart',
+  'session_started',
+  'session_ended',
+  'routing_session_ended',
+]);
 
 interface StackStates {
   upTo: number;
@@ -98,7 +108,7 @@ export function stackStatesOf(events: readonly DialogueEvent[]): JsonObject[][] 
         continue;
       }
       known.states.push(known.frames);
-    } else if (event.type === 'session_ended' || event.type === 'routing_session_ended') {
+    } else if (STACK_RESETS.has(event.type)) {
       known.frames = [];
     }
   }
