@@ -2,6 +2,7 @@ import { type SlotDefinition } from 'src/core/domain/slot-definition';
 import { type Flow } from 'src/core/flows/flow';
 import { type FlowsList } from 'src/core/flows/flows-list';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+import { postOpenAi } from './openai-http';
 
 /**
  * Flow retrieval for LLM command generators: rank the user flows by similarity to the latest
@@ -179,26 +180,14 @@ export class FlowRetrieval {
   }
 
   private async embed(config: EmbeddingsConfig, input: readonly string[]): Promise<number[][]> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
-    let body: unknown;
-    try {
-      const response = await this.fetchImpl(`${config.apiBase.replace(/\/+$/, '')}/embeddings`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ model: config.model, input }),
-        signal: AbortSignal.timeout(config.timeoutMs),
-      });
-      if (!response.ok) {
-        throw new EmbeddingsError(`The embeddings endpoint answered ${response.status}.`);
-      }
-      body = await response.json();
-    } catch (e) {
-      if (e instanceof EmbeddingsError) throw e;
-      throw new EmbeddingsError(
-        `The embeddings endpoint failed: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    }
+    const body = await postOpenAi(
+      this.fetchImpl,
+      config,
+      'embeddings',
+      { model: config.model, input },
+      (message) => new EmbeddingsError(message),
+      'embeddings endpoint',
+    );
     const data = (body as { data?: unknown }).data;
     if (!Array.isArray(data) || data.length !== input.length) {
       throw new EmbeddingsError('The embeddings endpoint answered without one vector per input.');

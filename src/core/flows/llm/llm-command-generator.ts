@@ -26,6 +26,7 @@ import {
 import { evaluatePredicate } from 'src/core/flows/predicate';
 import { type DialogueStack } from 'src/core/flows/stack';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+import { postOpenAi } from './openai-http';
 
 /**
  * LLM command generators (Rasa Pro's `SingleStepLLMCommandGenerator` / `LLMCommandGenerator`
@@ -355,32 +356,20 @@ export class LlmCommandGenerator {
   /** One chat-completions call; the answer's text. */
   private async complete(prompt: string): Promise<string> {
     const llm = this.settings.llm;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (llm.apiKey) headers.authorization = `Bearer ${llm.apiKey}`;
     const body: Record<string, unknown> = {
       model: llm.model,
       messages: [{ role: 'user', content: prompt }],
       temperature: llm.temperature,
     };
     if (llm.maxTokens !== null) body.max_tokens = llm.maxTokens;
-    let json: unknown;
-    try {
-      const response = await this.fetchImpl(`${llm.apiBase}/chat/completions`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(llm.timeoutMs),
-      });
-      if (!response.ok) {
-        throw new LlmCallError(`The LLM endpoint answered ${response.status}.`);
-      }
-      json = await response.json();
-    } catch (e) {
-      if (e instanceof LlmCallError) throw e;
-      throw new LlmCallError(
-        `The LLM endpoint failed: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    }
+    const json = await postOpenAi(
+      this.fetchImpl,
+      llm,
+      'chat/completions',
+      body,
+      (message) => new LlmCallError(message),
+      'LLM endpoint',
+    );
     const choices = (json as { choices?: unknown }).choices;
     const first = Array.isArray(choices)
       ? (choices[0] as { message?: { content?: unknown } })
