@@ -134,7 +134,7 @@ export function advanceFlows(input: AdvanceFlowsInput): FlowPrediction {
   if (original.length === 0) return noPrediction();
   const first = new FlowRun(input, original);
   try {
-    return first.run();
+    return inTimeOrder(first.run());
   } catch (error) {
     if (!(error instanceof CircuitBreakerTripped || error instanceof NoNextStepError)) throw error;
   }
@@ -143,11 +143,26 @@ export function advanceFlows(input: AdvanceFlowsInput): FlowPrediction {
   retry.stack.push(patternFrame(PATTERN_INTERNAL_ERROR, retry.frameId(), internalErrorFields()));
   retry.commitStack();
   try {
-    return retry.run();
+    return inTimeOrder(retry.run());
   } catch (error) {
     if (!(error instanceof CircuitBreakerTripped || error instanceof NoNextStepError)) throw error;
     return noPrediction();
   }
+}
+
+/**
+ * A step stamps its events (`flow_started`, slots) before the `stack` event of the same step is
+ * committed ahead of them; the clock's values are handed out again in list order, so the
+ * events' times never go back.
+ */
+function inTimeOrder(prediction: FlowPrediction): FlowPrediction {
+  const times = prediction.events.map((e) => e.timestamp);
+  if (times.every((t, i) => i === 0 || (times[i - 1] as number) <= t)) return prediction;
+  times.sort((a, b) => a - b);
+  return {
+    ...prediction,
+    events: prediction.events.map((e, i) => ({ ...e, timestamp: times[i] as number })),
+  };
 }
 
 function noPrediction(): FlowPrediction {

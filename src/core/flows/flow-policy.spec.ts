@@ -63,6 +63,15 @@ describe('FlowPolicy', () => {
     expect(p.actionMetadata).toEqual({ active_flow: 'ask_name', step_id: 'ask' });
   });
 
+  it("stamps its events with the turn's clock when the ensemble is given one", () => {
+    const tracker = trackerWith(domain, [userFlowFrame('ask_name', 'U1', 'regular')]);
+    let t = 2_000_000_000;
+    const p = ensemble().predict(tracker, domain, () => (t += 0.5));
+    expect(p.optionalEvents.map((e) => e.timestamp)).toEqual([
+      2_000_000_000.5, 2_000_000_001, 2_000_000_001.5, 2_000_000_002, 2_000_000_002.5,
+    ]);
+  });
+
   it('is built from config.yml with the flows and stored as config only', () => {
     const trained = PolicyEnsemble.train(
       [{ name: 'FlowPolicy' }, { name: 'RulePolicy' }],

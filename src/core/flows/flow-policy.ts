@@ -72,7 +72,7 @@ export class FlowPolicy implements Policy {
       tracker: input.tracker,
       flows: this.flows,
       domain: input.domain,
-      now: this.options.now ?? (() => Date.now() / 1000),
+      now: input.now ?? this.options.now ?? (() => Date.now() / 1000),
       ...(this.options.newFrameId ? { newFrameId: this.options.newFrameId } : {}),
     });
     const probabilities = new Array<number>(size).fill(0);

@@ -177,7 +177,7 @@ export class PolicyEnsemble {
    * the prediction asked first). The choice and the events are those of asking every policy;
    * a turn whose story the memoization knows then skips TED's network.
    */
-  predict(tracker: DialogueStateTracker, domain: Domain): EnsemblePrediction {
+  predict(tracker: DialogueStateTracker, domain: Domain, now?: () => number): EnsemblePrediction {
     const actionNames = domain.actionNamesOrTexts;
     // FlowPolicy reads the stack and slots only: an ensemble of it alone needs no state history.
     const views = this.statesNeeded
@@ -192,6 +192,7 @@ export class PolicyEnsemble {
       mlStateCount: views.ml.count,
       ruleOnly: this.ruleOnly,
       actionNames,
+      ...(now === undefined ? {} : { now }),
     };
     const rejected = lastRejectedAction(tracker.events);
     const r = rejected === null ? -1 : actionNames.indexOf(rejected);

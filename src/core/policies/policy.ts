@@ -49,6 +49,11 @@ export interface PredictionInput {
   /** What the RulePolicy learned only from rules (empty without a RulePolicy). */
   readonly ruleOnly: RuleOnlyData;
   readonly actionNames: readonly string[];
+  /**
+   * The turn's clock, for the events a policy predicts (FlowPolicy's stack and flow events), so
+   * they keep the order of the turn's other events; absent: the wall clock.
+   */
+  readonly now?: () => number;
 }
 
 /** A trained dialogue policy. */

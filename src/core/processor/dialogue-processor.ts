@@ -185,7 +185,9 @@ export class DialogueProcessor {
 
   /** The ensemble's prediction for the tracker (null without a dialogue model). */
   predict(tracker: DialogueStateTracker): EnsemblePrediction | null {
-    return this.ensemble === null ? null : this.ensemble.predict(tracker, this.domain);
+    return this.ensemble === null
+      ? null
+      : this.ensemble.predict(tracker, this.domain, this.options.now);
   }
 
   /** Predicts and runs actions until `action_listen` (or the circuit breaker trips). */
