@@ -16,84 +16,42 @@ import {
   processCommands,
 } from './command-processor';
 import { type Command } from './commands';
-import { type ActionStep, type CollectStep, type Flow, type FlowStep } from './flow';
 import { FlowsList } from './flows-list';
 import { nluCommands } from './nlu-command-adapter';
 import { DialogueStack } from './stack';
 import { previousStackStates, stackEvent, stackOf } from './stack-events';
+import { flow, step } from './testing-flows';
 
 // --- tiny builders -----------------------------------------------------------------------------
-
-function collect(id: string, slot: string, askBeforeFilling = false): CollectStep {
-  return {
-    kind: 'collect',
-    id,
-    idGiven: true,
-    next: null,
-    description: null,
-    metadata: null,
-    collect: slot,
-    utter: `utter_ask_${slot}`,
-    collectAction: `action_ask_${slot}`,
-    askBeforeFilling,
-    resetAfterFlowEnds: true,
-    rejections: [],
-  };
-}
-
-function action(id: string, name: string): ActionStep {
-  return {
-    kind: 'action',
-    id,
-    idGiven: true,
-    next: null,
-    description: null,
-    metadata: null,
-    action: name,
-  };
-}
-
-function flow(id: string, steps: FlowStep[], extra: Partial<Flow> = {}): Flow {
-  return {
-    id,
-    name: id.replace(/[_-]/g, ' '),
-    description: `Flow ${id}`,
-    guard: null,
-    nluTrigger: [],
-    alwaysIncludeInPrompt: null,
-    persistedSlots: [],
-    runPatternCompleted: true,
-    steps,
-    filePath: null,
-    builtIn: false,
-    ...extra,
-  };
-}
 
 const TRANSFER = flow(
   'transfer_money',
   [
-    collect('collect_recipient', 'recipient'),
-    collect('collect_amount', 'amount'),
-    collect('confirm', 'confirm_transfer', true),
-    action('done', 'utter_transfer_done'),
+    step.collect('collect_recipient', 'recipient'),
+    step.collect('collect_amount', 'amount'),
+    step.collect('confirm', 'confirm_transfer', { askBeforeFilling: true }),
+    step.action('done', 'utter_transfer_done'),
   ],
   { nluTrigger: [{ intent: 'transfer_money', confidenceThreshold: 0.6 }] },
 );
-const BALANCE = flow('check_balance', [action('show', 'utter_balance')], {
+const BALANCE = flow('check_balance', [step.action('show', 'utter_balance')], {
   nluTrigger: [{ intent: 'check_balance', confidenceThreshold: 0 }],
 });
 const COLLECT_PATTERN = flow('pattern_collect_information', [
-  action('start', 'action_run_slot_rejections'),
+  step.action('start', 'action_run_slot_rejections'),
 ]);
-const CHITCHAT_PATTERN = flow('pattern_chitchat', [action('chat', 'action_trigger_chitchat')], {
-  builtIn: true,
-});
-const CANCEL_PATTERN = flow('pattern_cancel_flow', [action('cancel', 'action_cancel_flow')], {
+const CHITCHAT_PATTERN = flow(
+  'pattern_chitchat',
+  [step.action('chat', 'action_trigger_chitchat')],
+  {
+    builtIn: true,
+  },
+);
+const CANCEL_PATTERN = flow('pattern_cancel_flow', [step.action('cancel', 'action_cancel_flow')], {
   nluTrigger: [{ intent: 'stop', confidenceThreshold: 0 }],
 });
 const CORRECTION_PATTERN = flow('pattern_correction', [
-  action('correct', 'action_correct_flow_slot'),
+  step.action('correct', 'action_correct_flow_slot'),
 ]);
 const FLOWS = new FlowsList([
   TRANSFER,
@@ -596,7 +554,7 @@ describe('cleanUpCommands', () => {
     const answering = new FlowsList([
       TRANSFER,
       BALANCE,
-      flow('pattern_chitchat', [action('a', 'utter_chat')]),
+      flow('pattern_chitchat', [step.action('a', 'utter_chat')]),
     ]);
     expect(
       clean(
@@ -667,7 +625,10 @@ describe('processCommands: set slot', () => {
 
   it('drops an LLM or payload set slot for a slot no active or starting flow collects', () => {
     const domain = DOMAIN;
-    const withNote = new FlowsList([...FLOWS.flows, flow('take_note', [collect('n', 'note')])]);
+    const withNote = new FlowsList([
+      ...FLOWS.flows,
+      flow('take_note', [step.collect('n', 'note')]),
+    ]);
     const setNote = { command: 'set slot', name: 'note', value: 'hello', extractor: 'LLM' };
     expect(
       processCommands({
@@ -776,7 +737,7 @@ describe('processCommands: code change', () => {
   });
 
   it('replaces the commands by handle code change when a flow on the stack changed', () => {
-    const changed = flow('transfer_money', [collect('collect_amount', 'amount')]);
+    const changed = flow('transfer_money', [step.collect('collect_amount', 'amount')]);
     const newFlows = new FlowsList([changed, BALANCE, COLLECT_PATTERN]);
     const tracker = trackerWith(
       [hashes(), ...ASKING_AMOUNT],

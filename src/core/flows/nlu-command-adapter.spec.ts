@@ -3,79 +3,35 @@ import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
 import { slotSet } from 'src/core/events/slot-set';
 import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
-import { type ActionStep, type CollectStep, type Flow, type FlowStep } from './flow';
 import { FlowsList } from './flows-list';
 import { availableFlows, nluCommands, setSlotsPayloadCommands } from './nlu-command-adapter';
 import { DialogueStack } from './stack';
 import { stackEvent } from './stack-events';
-
-function collect(id: string, slot: string): CollectStep {
-  return {
-    kind: 'collect',
-    id,
-    idGiven: true,
-    next: null,
-    description: null,
-    metadata: null,
-    collect: slot,
-    utter: `utter_ask_${slot}`,
-    collectAction: `action_ask_${slot}`,
-    askBeforeFilling: false,
-    resetAfterFlowEnds: true,
-    rejections: [],
-  };
-}
-
-function action(id: string, name: string): ActionStep {
-  return {
-    kind: 'action',
-    id,
-    idGiven: true,
-    next: null,
-    description: null,
-    metadata: null,
-    action: name,
-  };
-}
-
-function flow(id: string, steps: FlowStep[], extra: Partial<Flow> = {}): Flow {
-  return {
-    id,
-    name: id.replace(/[_-]/g, ' '),
-    description: `Flow ${id}`,
-    guard: null,
-    nluTrigger: [],
-    alwaysIncludeInPrompt: null,
-    persistedSlots: [],
-    runPatternCompleted: true,
-    steps,
-    filePath: null,
-    builtIn: false,
-    ...extra,
-  };
-}
+import { flow, step } from './testing-flows';
 
 const trigger = (intent: string, confidenceThreshold = 0) => [{ intent, confidenceThreshold }];
 
 const TRANSFER = flow(
   'transfer_money',
   [
-    collect('collect_recipient', 'recipient'),
-    collect('collect_amount', 'amount'),
-    collect('confirm', 'confirm_transfer'),
+    step.collect('collect_recipient', 'recipient'),
+    step.collect('collect_amount', 'amount'),
+    step.collect('confirm', 'confirm_transfer'),
   ],
   { nluTrigger: trigger('transfer_money', 0.6) },
 );
-const GREET = flow('greet_user', [action('hi', 'utter_greet')], { nluTrigger: trigger('greet') });
-const VIP = flow('vip_offer', [action('offer', 'utter_offer')], {
+const GREET = flow('greet_user', [step.action('hi', 'utter_greet')], {
+  nluTrigger: trigger('greet'),
+});
+const VIP = flow('vip_offer', [step.action('offer', 'utter_offer')], {
   nluTrigger: trigger('offer'),
   guard: 'slots.vip = true',
 });
-const NOTE = flow('take_note', [collect('n', 'note')], { nluTrigger: trigger('note') });
-const CANCEL = flow('pattern_cancel_flow', [action('c', 'action_cancel_flow')], {
+const NOTE = flow('take_note', [step.collect('n', 'note')], { nluTrigger: trigger('note') });
+const CANCEL = flow('pattern_cancel_flow', [step.action('c', 'action_cancel_flow')], {
   nluTrigger: trigger('stop'),
 });
-const FALLBACK = flow('pattern_cannot_handle', [action('c', 'utter_ask_rephrase')], {
+const FALLBACK = flow('pattern_cannot_handle', [step.action('c', 'utter_ask_rephrase')], {
   nluTrigger: trigger('nlu_fallback'),
 });
 const FLOWS = new FlowsList([TRANSFER, GREET, VIP, NOTE, CANCEL, FALLBACK]);
@@ -217,7 +173,7 @@ describe('nluCommands: triggers', () => {
   it('keeps only the first of several triggered flows', () => {
     const twice = new FlowsList([
       GREET,
-      flow('greet_again', [action('a', 'utter_hi')], { nluTrigger: trigger('greet') }),
+      flow('greet_again', [step.action('a', 'utter_hi')], { nluTrigger: trigger('greet') }),
     ]);
     expect(commands(msg('hi', 'greet'), EMPTY, { flows: twice })).toEqual([
       { command: 'start flow', flow: 'greet_user' },

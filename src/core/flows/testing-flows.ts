@@ -66,23 +66,20 @@ function chain(steps: readonly FlowStep[]): FlowStep[] {
   );
 }
 
-export function flow(
-  id: string,
-  steps: readonly FlowStep[],
-  extra: Partial<Pick<Flow, 'name' | 'persistedSlots' | 'runPatternCompleted'>> = {},
-): Flow {
+export function flow(id: string, steps: readonly FlowStep[], extra: Partial<Flow> = {}): Flow {
   return {
     id,
-    name: extra.name ?? id.replace(/[_-]/g, ' '),
+    name: id.replace(/[_-]/g, ' '),
     description: `The ${id} flow.`,
     guard: null,
     nluTrigger: [],
     alwaysIncludeInPrompt: null,
-    persistedSlots: extra.persistedSlots ?? [],
-    runPatternCompleted: extra.runPatternCompleted ?? true,
-    steps: chain(steps),
+    persistedSlots: [],
+    runPatternCompleted: true,
     filePath: null,
     builtIn: id.startsWith('pattern_'),
+    ...extra,
+    steps: chain(extra.steps ?? steps),
   };
 }
 

@@ -4,6 +4,7 @@ import { slotSet } from 'src/core/events/slot-set';
 import { userUttered } from 'src/core/events/user-uttered';
 import { type CollectStep, type Flow, type FlowStep } from 'src/core/flows/flow';
 import { FlowsList } from 'src/core/flows/flows-list';
+import { flow } from 'src/core/flows/testing-flows';
 import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 
 /**
@@ -50,20 +51,7 @@ export function testFlow(
   steps: readonly FlowStep[] = [],
   extra: Partial<Flow> = {},
 ): Flow {
-  return {
-    id,
-    name: id.replace(/[_-]/g, ' '),
-    description,
-    guard: null,
-    nluTrigger: [],
-    alwaysIncludeInPrompt: null,
-    persistedSlots: [],
-    runPatternCompleted: true,
-    steps,
-    filePath: null,
-    builtIn: false,
-    ...extra,
-  };
+  return flow(id, steps, { description, builtIn: false, ...extra });
 }
 
 export const BANK_SLOTS: readonly SlotDefinition[] = [
