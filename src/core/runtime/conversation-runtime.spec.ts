@@ -210,6 +210,23 @@ describe('ConversationRuntime', () => {
     expect(log.errors).toEqual(['a turn listener failed']);
   });
 
+  it.each([
+    ['a text over the limit', { senderId: 'ok', text: 'x'.repeat(1001) }, 'max_text_length'],
+    ['a sender with a control character', { senderId: 'a\u0000b', text: 'hi' }, 'control'],
+    ['an empty sender', { senderId: '', text: 'hi' }, 'length'],
+  ])(
+    'refuses a user message with %s, whatever the channel, and stores nothing',
+    async (_what, m, rule) => {
+      const { runtime, store, recorder } = setup();
+      const output = new CollectingOutputChannel('any');
+      await expect(
+        runtime.handleMessage({ ...m, inputChannel: 'any', output, metadata: null }),
+      ).rejects.toMatchObject({ code: 'REQUEST.INVALID_PARAMETER', details: { rule } });
+      expect(await store.exists(m.senderId)).toBe(false);
+      expect(recorder.turns).toEqual([]);
+    },
+  );
+
   it('announces a replace as the whole new log', async () => {
     const { runtime, store, recorder } = setup();
     await append(runtime, 'c5', [{ event: 'slot', name: 'x', value: 1 }]);

@@ -141,7 +141,6 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
   private input(channel: string, log: InputLog | null): ChannelInput {
     return new ChannelInput(this.handler, {
       channel,
-      maxTextLength: this.config.http.maxTextLength,
       log,
     });
   }

@@ -10,7 +10,6 @@ import {
   VoiceCall,
 } from 'src/core';
 import { ChannelInput } from 'src/modules/channels';
-import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { type RawData, type WebSocket } from 'ws';
 import { SpeechEngineFactory } from './engines/speech-engine.factory';
 import { type AuthOutcome } from './voice-auth.service';
@@ -49,12 +48,10 @@ export class VoiceGatewayService {
     private readonly metrics: VoiceMetrics,
     handler: MessageHandler,
     private readonly conversations: ConversationReader,
-    @Inject(APP_CONFIG) app: AppConfig,
   ) {
     // A failed turn is logged by the call ('handling a voice message failed').
     this.input = new ChannelInput(handler, {
       channel: config.provider,
-      maxTextLength: app.http.maxTextLength,
       log: null,
     });
   }

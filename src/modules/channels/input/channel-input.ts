@@ -1,9 +1,4 @@
-import {
-  type MessageHandler,
-  requireConversationId,
-  requireUserText,
-  type UserMessage,
-} from 'src/core';
+import { type MessageHandler, type UserMessage } from 'src/core';
 
 /** Where a channel logs a turn that failed (a Nest Logger fits). */
 export interface InputLog {
@@ -13,8 +8,6 @@ export interface InputLog {
 export interface ChannelInputOptions {
   /** The channel serving the request (`rest`, `callback`, `socketio`, a custom name, `genesys`). */
   readonly channel: string;
-  /** PARLEY_MAX_TEXT_LENGTH: the longest user text a turn accepts. */
-  readonly maxTextLength: number;
   /** Where a failed turn is logged; null when the channel reports failures itself (voice). */
   readonly log: InputLog | null;
 }
@@ -24,10 +17,10 @@ export interface ChannelInputOptions {
  * output channel from its request (webhook-input.ts for JSON webhook bodies), builds a
  * `UserMessage`, and hands it to the `MessageHandler` through this class, never directly.
  *
- * - The rules hold for every message that reaches the handler: the sender follows the
- *   conversation id rules and the text is at most `maxTextLength` characters; a message that
- *   breaks them is refused with a `REQUEST.INVALID_PARAMETER` failure and nothing is stored.
- *   Channels check earlier where they can name the field better (the body's `sender`, …).
+ * - The rules hold for every message: the sender follows the conversation id rules and the text
+ *   is at most PARLEY_MAX_TEXT_LENGTH characters. The runtime (the MessageHandler) refuses a
+ *   message that breaks them with a `REQUEST.INVALID_PARAMETER` failure and stores nothing;
+ *   channels check earlier where they can name the field better (the body's `sender`, …).
  * - A turn that fails was not stored: it is logged (unless the channel logs it itself) and the
  *   error is rethrown, so the channel answers a failure body (503 while the database is
  *   unreachable) instead of a success.
@@ -43,10 +36,6 @@ export class ChannelInput implements MessageHandler {
   }
 
   async handleMessage(message: UserMessage): Promise<void> {
-    requireConversationId(message.senderId, 'sender', 'body');
-    if (message.text !== null) {
-      requireUserText(message.text, this.options.maxTextLength, 'message', 'body');
-    }
     try {
       await this.handler.handleMessage(message);
     } catch (e) {

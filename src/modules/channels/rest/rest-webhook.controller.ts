@@ -26,7 +26,6 @@ export class RestWebhookController {
   ) {
     this.input = new ChannelInput(handler, {
       channel: 'rest',
-      maxTextLength: config.http.maxTextLength,
       log: new Logger(RestWebhookController.name),
     });
   }
