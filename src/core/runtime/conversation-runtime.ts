@@ -132,7 +132,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
   private readonly outputs: OutputChannelDirectory;
   private readonly listeners: readonly TurnListener[];
   private readonly log: RuntimeLog;
-  private options: RuntimeOptions;
+  private readonly options: RuntimeOptions;
 
   constructor(deps: RuntimeDependencies) {
     super();
@@ -145,15 +145,6 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     this.log = deps.log;
     this.options = deps.options;
     this.cache = new SessionCache(deps.options.cacheSize, deps.options.cacheBytes);
-  }
-
-  /** The custom action server in use (tests and tools may swap it). */
-  get actionEndpoint(): ActionEndpoint | null {
-    return this.options.actionEndpoint;
-  }
-
-  set actionEndpoint(endpoint: ActionEndpoint | null) {
-    this.options = { ...this.options, actionEndpoint: endpoint };
   }
 
   // --- Turns -------------------------------------------------------------------------------

@@ -82,7 +82,7 @@ import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
     { provide: MessageHandler, useExisting: ConversationRuntime },
     { provide: ConversationReader, useExisting: ConversationRuntime },
   ],
-  exports: [ConversationRuntime, MessageHandler, ConversationReader, OutputChannelDirectory, Clock],
+  exports: [ConversationRuntime, MessageHandler, ConversationReader, OutputChannelDirectory],
 })
 export class EngineModule implements OnModuleDestroy {
   constructor(@Inject(ReminderScheduler) private readonly reminders: ReminderScheduler) {}
