@@ -16,6 +16,65 @@ export function dialogueStackUpdated(
   return { type: 'stack', ...eventBase(init), update: init.update };
 }
 
+/** The empty stack every reset starts from (one shared list, so stack states chain by identity). */
+export const EMPTY_STACK: readonly unknown[] = Object.freeze([]);
+
+/** The stack an event produced from a given stack (lists are never changed in place). */
+interface StackStep {
+  readonly before: readonly unknown[];
+  readonly after: readonly unknown[];
+}
+
+/**
+ * What a `stack` event made of the stack it was applied to, kept on the event object under a
+ * non-enumerable symbol (not serialised, not compared, not copied by a spread). A turn applies
+ * its events to several trackers (the working copy of a prediction, the turn's tracker, the
+ * cached session, the stack states a correction looks back on), always in the same order from
+ * the same lists: from the second time on, an event whose stack before is the remembered one
+ * gives the remembered stack after, with no JSON parse and no patch. (A WeakMap did the same at
+ * several times the cost: a key per event of every turn.)
+ */
+const STEP = Symbol('stackStep');
+
+type WithStep = DialogueStackUpdated & { [STEP]?: StackStep };
+
+function setStep(event: DialogueStackUpdated, step: StackStep): void {
+  const e = event as WithStep;
+  if (Object.prototype.hasOwnProperty.call(e, STEP)) e[STEP] = step;
+  else Object.defineProperty(e, STEP, { value: step, writable: true, enumerable: false });
+}
+
+/** Records that `event` turns `before` into `after` (the event's producer knows both). */
+export function rememberStackStep(
+  event: DialogueStackUpdated,
+  before: readonly unknown[],
+  after: readonly unknown[],
+): void {
+  setStep(event, { before, after });
+}
+
+/** Carries what `from` is known to do over to its copy `to` (same `update`). */
+export function carryStackStep(from: DialogueStackUpdated, to: DialogueStackUpdated): void {
+  const step = (from as WithStep)[STEP];
+  if (step !== undefined) setStep(to, step);
+}
+
+/**
+ * The stack after applying `event` to `before` (a new list; `before` is not changed). Throws a
+ * DialogueError when the patch does not apply.
+ */
+export function stackAfter(
+  before: readonly unknown[],
+  event: DialogueStackUpdated,
+): readonly unknown[] {
+  const step = (event as WithStep)[STEP];
+  if (step !== undefined && step.before === before) return step.after;
+  const next = applyJsonPatch(before, JSON.parse(event.update));
+  const after = Array.isArray(next) ? next : [];
+  setStep(event, { before, after });
+  return after;
+}
+
 export const DIALOGUE_STACK_UPDATED_KIND = defineEvent<DialogueStackUpdated>({
   type: 'stack',
   decode: (raw, base) => {
@@ -36,8 +95,7 @@ export const DIALOGUE_STACK_UPDATED_KIND = defineEvent<DialogueStackUpdated>({
   },
   schema: stringFields('update'),
   apply: (e, state) => {
-    const next = applyJsonPatch(state.stack, JSON.parse(e.update));
-    state.stack = Array.isArray(next) ? next : [];
+    state.stack = stackAfter(state.stack, e);
   },
   // No `story`: Rasa Pro writes stack updates into stories, OSS 3.x does not.
   example: {

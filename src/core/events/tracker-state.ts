@@ -35,7 +35,7 @@ export interface TrackerState {
   latestBot: BotUttered | null;
   loop: TrackerActiveLoop | null;
   /** The dialogue stack (Rasa Pro): a list of frames. */
-  stack: unknown[];
+  stack: readonly unknown[];
   /** Name (or end-to-end text) of the latest action; null before any action. */
   readonly latestActionName: string | null;
   /** Name of the active loop; null when none (or the rule placeholder). */

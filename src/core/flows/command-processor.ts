@@ -172,6 +172,16 @@ function storedFingerprints(tracker: DialogueStateTracker): Record<string, unkno
   return {};
 }
 
+/** Whether the stored `flow_hashes` value holds exactly these fingerprints. */
+function sameFingerprints(
+  fingerprints: Readonly<Record<string, string>>,
+  stored: Readonly<Record<string, unknown>>,
+): boolean {
+  const ids = Object.keys(fingerprints);
+  if (Object.keys(stored).length !== ids.length) return false;
+  return ids.every((id) => stored[id] === fingerprints[id]);
+}
+
 /** Ids of the flows on the stack that no longer exist or whose fingerprint changed. */
 export function changedFlowsOnStack(
   frames: readonly JsonObject[],
@@ -533,9 +543,9 @@ export interface ProcessCommandsInput {
 
 /** The working copy the commands run against: the stack, slot values and past stack states. */
 class WorkingState {
-  frames: JsonObject[];
+  frames: readonly JsonObject[];
   readonly slots = new Map<string, unknown>();
-  states: JsonObject[][];
+  states: (readonly JsonObject[])[];
 
   constructor(
     tracker: DialogueStateTracker,
@@ -815,7 +825,7 @@ export function processCommands(input: ProcessCommandsInput): DialogueEvent[] {
   const state = new WorkingState(tracker, tracker.slots);
   const events: DialogueEvent[] = [];
   const fingerprints = flowFingerprints(flows);
-  if (stableStringify(fingerprints) !== stableStringify(stored)) {
+  if (!sameFingerprints(fingerprints, stored)) {
     const event = slotSet({ timestamp: input.now(), name: FLOW_HASHES_SLOT, value: fingerprints });
     events.push(event);
     state.apply(event);

@@ -1,6 +1,11 @@
 import { type Domain } from 'src/core/domain/domain';
 import { ACTION_LISTEN_NAME } from 'src/core/domain/domain-constants';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import {
+  carryStackStep,
+  stackAfter,
+  type DialogueStackUpdated,
+} from 'src/core/events/dialogue-stack-updated';
 import { type JsonObject } from 'src/core/events/event-base';
 import { flowCompleted } from 'src/core/events/flow-completed';
 import { flowResumed } from 'src/core/events/flow-resumed';
@@ -10,9 +15,9 @@ import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-track
 import {
   CONTINUE_STEP_PREFIX,
   END_STEP,
+  START_STEP,
   type Flow,
   type FlowStep,
-  START_STEP,
   type StepNext,
 } from './flow';
 import { type FlowsList } from './flows-list';
@@ -161,7 +166,11 @@ function inTimeOrder(prediction: FlowPrediction): FlowPrediction {
   times.sort((a, b) => a - b);
   return {
     ...prediction,
-    events: prediction.events.map((e, i) => ({ ...e, timestamp: times[i] as number })),
+    events: prediction.events.map((e, i) => {
+      const copy = { ...e, timestamp: times[i] as number };
+      if (e.type === 'stack') carryStackStep(e, copy as DialogueStackUpdated);
+      return copy;
+    }),
   };
 }
 
@@ -181,11 +190,23 @@ interface StepResult {
   readonly ended?: boolean;
 }
 
+/** The domain's action names as a set, built once per domain (a Domain never changes). */
+const ACTION_SETS = new WeakMap<Domain, ReadonlySet<string>>();
+
+function actionSetOf(domain: Domain): ReadonlySet<string> {
+  let known = ACTION_SETS.get(domain);
+  if (known === undefined) {
+    known = new Set(domain.actionNamesOrTexts);
+    ACTION_SETS.set(domain, known);
+  }
+  return known;
+}
+
 /** One run of the loop: the working stack, the slot values as the events leave them, the events. */
 class FlowRun {
   readonly stack: DialogueStack;
   /** The stack as the events so far leave it. */
-  private committed: unknown[];
+  private committed: readonly unknown[];
   private readonly slots: JsonObject;
   private readonly events: DialogueEvent[] = [];
   private readonly flows: FlowsList;
@@ -198,12 +219,14 @@ class FlowRun {
     stack: readonly unknown[],
   ) {
     this.stack = new DialogueStack(stack);
-    this.committed = this.stack.toJSON();
+    // The tracker's own list (never changed in place): the first stack event then knows what it
+    // leads to when the tracker applies it.
+    this.committed = stack;
     this.slots = input.tracker.slotValuesObject();
     this.flows = input.flows;
     this.domain = input.domain;
     this.now = input.now;
-    this.actions = new Set(input.domain.actionNamesOrTexts);
+    this.actions = actionSetOf(input.domain);
   }
 
   frameId(): string {
@@ -215,7 +238,7 @@ class FlowRun {
     const event = stackEvent(this.stack, this.committed, this.now());
     if (event !== null) {
       this.events.push(event);
-      this.committed = this.stack.toJSON();
+      this.committed = stackAfter(this.committed, event);
     }
   }
 

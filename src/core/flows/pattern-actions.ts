@@ -81,6 +81,8 @@ function floatFromAny(x: unknown): number {
 /** The slot value typed as the slot's type (bool / float); null when it does not convert. */
 function coerceSlotValue(ctx: ActionContext, name: string, value: unknown): unknown {
   const nullable = typeof value === 'string' && NONE_VALUES.has(value) ? null : value;
+  // No value converts to no value (without the cost of a thrown error).
+  if (nullable === null || nullable === undefined) return null;
   const type = ctx.domain.slot(name)?.type;
   try {
     if (type === 'bool') return boolFromAny(nullable);

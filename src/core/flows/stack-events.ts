@@ -1,13 +1,15 @@
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import {
   dialogueStackUpdated,
+  EMPTY_STACK,
+  rememberStackStep,
+  stackAfter,
   type DialogueStackUpdated,
 } from 'src/core/events/dialogue-stack-updated';
 import { type JsonObject } from 'src/core/events/event-base';
 import { isJsonObject } from 'src/core/events/json-values';
 import { pythonJsonDumps } from 'src/core/story/python-json';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
-import { applyJsonPatch } from 'src/core/tracker/json-patch';
 import { DialogueStack } from './stack';
 
 /** Rasa 3.7 kept the stack in this slot; later trackers use `stack` events. */
@@ -18,13 +20,17 @@ function framesOf(value: unknown): JsonObject[] {
 }
 
 /**
- * The tracker's stack as a list of frames, bottom first (copies). A tracker without `stack`
- * events whose legacy `dialogue_stack` slot holds frames yields those.
+ * The tracker's stack as a list of frames, bottom first: the tracker's own list (shared: callers
+ * must not change it). A tracker without `stack` events whose legacy `dialogue_stack` slot holds
+ * frames yields those (copies).
  */
-export function trackerStackFrames(tracker: DialogueStateTracker): JsonObject[] {
-  const frames = framesOf(tracker.stack);
-  if (frames.length > 0) return frames;
-  return framesOf(tracker.getSlot(LEGACY_DIALOGUE_STACK_SLOT));
+export function trackerStackFrames(tracker: DialogueStateTracker): readonly JsonObject[] {
+  const stack = tracker.stack;
+  if (stack.length === 0) {
+    const legacy = framesOf(tracker.getSlot(LEGACY_DIALOGUE_STACK_SLOT));
+    return legacy.length > 0 ? legacy : (stack as readonly JsonObject[]);
+  }
+  return stack.every(isJsonObject) ? (stack) : framesOf(stack);
 }
 
 /** A working copy of the tracker's stack. */
@@ -34,7 +40,9 @@ export function stackOf(tracker: DialogueStateTracker): DialogueStack {
 
 /**
  * The `stack` event that turns `before` (the tracker's stack) into `stack`, its `update` the
- * RFC 6902 patch as a JSON string; null when nothing changed.
+ * RFC 6902 patch as a JSON string; null when nothing changed. The event remembers the list it
+ * leads to from `before` (`stackAfter(before, event)` then costs nothing): pass the tracker's
+ * own list, not a copy.
  */
 export function stackEvent(
   stack: DialogueStack,
@@ -44,19 +52,20 @@ export function stackEvent(
   const ops = stack.patchFrom(before);
   if (ops.length === 0) return null;
   // Rasa writes the patch with Python's json.dumps (`", "` and `": "` separators).
-  return dialogueStackUpdated({ timestamp, update: pythonJsonDumps(ops) });
+  const event = dialogueStackUpdated({ timestamp, update: pythonJsonDumps(ops) });
+  rememberStackStep(event, before, stack.toJSON());
+  return event;
 }
 
-/** Applies a `stack` event's patch to a frame list (a new list; the input is not changed). */
+/**
+ * Applies a `stack` event's patch to a frame list: a new list, shared with whoever applies the
+ * same event to the same list (callers must not change it); the input is not changed.
+ */
 export function applyStackEvent(
   frames: readonly unknown[],
   event: DialogueStackUpdated,
 ): JsonObject[] {
-  const next = applyJsonPatch(
-    frames.map((f) => ({ ...(f as JsonObject) })),
-    JSON.parse(event.update),
-  );
-  return framesOf(next);
+  return stackAfter(frames, event) as JsonObject[];
 }
 
 /**
@@ -96,7 +105,7 @@ const STACK_STATES = new WeakMap<readonly DialogueEvent[], StackStates>();
 export function stackStatesOf(events: readonly DialogueEvent[]): JsonObject[][] {
   let known = STACK_STATES.get(events);
   if (known === undefined || known.upTo > events.length || events[known.upTo - 1] !== known.last) {
-    known = { upTo: 0, last: undefined, frames: [], states: [] };
+    known = { upTo: 0, last: undefined, frames: EMPTY_STACK as JsonObject[], states: [] };
     STACK_STATES.set(events, known);
   }
   for (let i = known.upTo; i < events.length; i++) {
@@ -109,7 +118,7 @@ export function stackStatesOf(events: readonly DialogueEvent[]): JsonObject[][] 
       }
       known.states.push(known.frames);
     } else if (STACK_RESETS.has(event.type)) {
-      known.frames = [];
+      known.frames = EMPTY_STACK as JsonObject[];
     }
   }
   known.upTo = events.length;

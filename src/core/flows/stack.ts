@@ -154,7 +154,7 @@ export function diffFrames(
     }
     for (const key of Object.keys(b)) {
       if (!(key in a)) ops.push({ op: 'add', path: `/${i}/${escape(key)}`, value: b[key] });
-      else if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) {
+      else if (a[key] !== b[key] && !sameJson(a[key], b[key])) {
         ops.push({ op: 'replace', path: `/${i}/${escape(key)}`, value: b[key] });
       }
     }
@@ -164,6 +164,11 @@ export function diffFrames(
   }
   for (let i = before.length - 1; i >= common; i--) ops.push({ op: 'remove', path: `/${i}` });
   return ops;
+}
+
+/** Whether two frame values serialise alike (only objects and arrays get this far). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b);
 }
 
 function escape(key: string): string {

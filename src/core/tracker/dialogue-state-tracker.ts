@@ -7,6 +7,11 @@ import {
   type DialogueEventOf,
   type DialogueEventType,
 } from 'src/core/events/dialogue-event';
+import {
+  carryStackStep,
+  EMPTY_STACK,
+  type DialogueStackUpdated,
+} from 'src/core/events/dialogue-stack-updated';
 import { type JsonObject } from 'src/core/events/event-base';
 import { eventKind } from 'src/core/events/event-catalogue';
 import { serializeEvent } from 'src/core/events/event-codec';
@@ -89,7 +94,9 @@ export class DialogueStateTracker {
       const metadata: JsonObject = extendable(e.metadata);
       if (addModel) metadata[METADATA_MODEL_ID] = this.modelId;
       if (addAssistant) metadata[METADATA_ASSISTANT_ID] = this.assistantId;
-      e = { ...e, metadata };
+      const copy = { ...e, metadata };
+      if (e.type === 'stack') carryStackStep(e, copy as DialogueStackUpdated);
+      e = copy;
     }
     this.log.push(e);
     this.apply(e);
@@ -340,7 +347,7 @@ class MutableTrackerState implements TrackerState {
   latestUserUseText: boolean | null = null;
   latestBot: BotUttered | null = null;
   loop: TrackerActiveLoop | null = null;
-  stack: unknown[] = [];
+  stack: readonly unknown[] = EMPTY_STACK;
 
   constructor(
     private readonly slotDefinitions: readonly SlotDefinition[],
@@ -389,7 +396,7 @@ class MutableTrackerState implements TrackerState {
     this.latestBot = null;
     this.followup = ACTION_LISTEN_NAME;
     this.loop = null;
-    this.stack = [];
+    this.stack = EMPTY_STACK;
   }
 
   /** Takes over every field of `other` (values are shared: they are never changed in place). */
