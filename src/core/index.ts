@@ -171,10 +171,19 @@ export {
 } from 'src/core/actions/nlg-server';
 export {
   ActionEndpoint,
+  DEFAULT_ACTION_TIMEOUT_MS,
   RemoteAction,
   type ActionEndpointConfig,
+  type ActionEndpointOptions,
   type ActionServerResponse,
 } from 'src/core/actions/remote-action';
+export {
+  DEFAULT_CIRCUIT,
+  type ActionCallOutcome,
+  type ActionServerObserver,
+  type CircuitOptions,
+  type CircuitStateName,
+} from 'src/core/actions/action-circuit';
 export { extractSlots } from 'src/core/actions/slot-extraction';
 export {
   activeState,
