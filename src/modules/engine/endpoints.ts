@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import {
   ActionEndpoint,
-  type ActionEndpointOptions,
   DialogueError,
   NlgServer,
   type ActionEndpointConfig,
+  type ActionEndpointOptions,
   type NlgEndpointConfig,
 } from 'src/core';
 import { parse } from 'yaml';

@@ -131,7 +131,10 @@ async function readEndpoints(
     if (config.dialogue.actionTimeoutMs >= config.lockStore.lockTimeoutMs) {
       log.warn(
         'ACTION_SERVER_TIMEOUT_MS is not below LOCK_TIMEOUT_MS: a hung action server can outlive the conversation lock',
-        { actionTimeoutMs: config.dialogue.actionTimeoutMs, lockTimeoutMs: config.lockStore.lockTimeoutMs },
+        {
+          actionTimeoutMs: config.dialogue.actionTimeoutMs,
+          lockTimeoutMs: config.lockStore.lockTimeoutMs,
+        },
       );
     }
   }
