@@ -161,6 +161,13 @@ export {
   type Action,
   type ActionContext,
 } from 'src/core/actions/action';
+export {
+  DEFAULT_CIRCUIT,
+  type ActionCallOutcome,
+  type ActionServerObserver,
+  type CircuitOptions,
+  type CircuitStateName,
+} from 'src/core/actions/action-circuit';
 export { actionFor } from 'src/core/actions/action-registry';
 export { botMessageOf, fillTemplate, generateResponse } from 'src/core/actions/nlg';
 export {
@@ -177,13 +184,6 @@ export {
   type ActionEndpointOptions,
   type ActionServerResponse,
 } from 'src/core/actions/remote-action';
-export {
-  DEFAULT_CIRCUIT,
-  type ActionCallOutcome,
-  type ActionServerObserver,
-  type CircuitOptions,
-  type CircuitStateName,
-} from 'src/core/actions/action-circuit';
 export { extractSlots } from 'src/core/actions/slot-extraction';
 export {
   activeState,
