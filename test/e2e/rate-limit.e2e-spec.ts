@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
 
@@ -91,6 +92,41 @@ describe('rate limit per conversation, in memory without Redis', () => {
     await add().expect(200);
     await add().expect(429);
     await request(t.url).get(`/conversations/${c}/tracker`).expect(429);
+  });
+});
+
+describe('rate limit per client: the verified token subject, else the address', () => {
+  const secret = 'rate-limit-secret';
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: {
+        JWT_SECRET: secret,
+        JWT_METHOD: 'HS256',
+        RATE_LIMIT_CLIENT: '2',
+        RATE_LIMIT_WINDOW_MS: '60000',
+      },
+    });
+  }, 60_000);
+  afterAll(async () => t?.close());
+
+  const asAdmin = (name: string) =>
+    `Bearer ${jwt.sign({ user: { username: name, role: 'admin' } }, secret)}`;
+
+  it('two token holders on one address each get their own budget', async () => {
+    const c = uniqueId('rl-jwt');
+    await request(t.url)
+      .post(`/conversations/${c}/tracker/events`)
+      .set('Authorization', asAdmin('ann'))
+      .send({ event: 'action', name: 'action_listen' })
+      .expect(200);
+    const get = (who: string) =>
+      request(t.url).get(`/conversations/${c}/tracker`).set('Authorization', asAdmin(who));
+    await get('ann').expect(200);
+    await get('ann').expect(429);
+    await get('bob').expect(200);
+    await get('bob').expect(200);
+    await get('bob').expect(429);
   });
 });
 
