@@ -4,6 +4,7 @@ import { ChannelsModule } from 'src/modules/channels';
 import { ConversationsModule } from 'src/modules/conversations';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql';
 import { ModelHttpModule } from 'src/modules/model';
+import { RateLimitModule } from 'src/modules/rate-limit';
 import { ServerInfoModule } from 'src/modules/server-info';
 import { VoiceGatewayModule } from 'src/modules/voice-gateway';
 import { type AppConfig } from 'src/platform/config/app-config';
@@ -26,6 +27,9 @@ export class AppModule {
         // (the REST channel's webhook, every user message) come first.
         ChannelsModule.forRoot(config),
         AuthModule,
+        // After AuthModule: its global guard runs first, so a verified token's subject is the
+        // rate limit's client.
+        RateLimitModule.forRoot(config),
         HealthModule,
         ServerInfoModule.forRoot(config),
         ConversationsModule.forRoot(config),

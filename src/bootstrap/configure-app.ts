@@ -8,6 +8,7 @@ import { AllExceptionsFilter } from 'src/platform/errors/all-exceptions.filter';
 import { bodyParsers } from 'src/platform/http/body-parser.middleware';
 import { answerClientErrors } from 'src/platform/http/client-error.handler';
 import { expressErrorHandler } from 'src/platform/http/express-error.handler';
+import { traceContextMiddleware } from 'src/platform/http/trace-context';
 import { httpLoggerOptions, requestId } from 'src/platform/logging/http-logger.options';
 import { requestLevelOf, requestLoggingEnabled } from 'src/platform/logging/request-logging';
 import { withQuietStartup } from 'src/platform/logging/startup-noise';
@@ -31,12 +32,15 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   if (requestLoggingEnabled(config)) {
     express.use(pinoHttp({ ...httpLoggerOptions(config), customLogLevel: requestLevelOf(config) }));
   }
+  express.set('trust proxy', config.trustProxy);
   answerClientErrors(express.getHttpServer());
   const filter = new AllExceptionsFilter();
   for (const mw of bodyParsers(config.http.bodyLimit, config.http.messageBodyLimit)) {
     express.use(mw);
   }
   express.use(expressErrorHandler(filter));
+  // After the body parsers: their 'end' callbacks would not run in the stored context.
+  express.use(traceContextMiddleware);
   express.useGlobalFilters(filter);
   if (config.http.cors.length > 0) {
     express.enableCors({

@@ -161,6 +161,13 @@ export {
   type Action,
   type ActionContext,
 } from 'src/core/actions/action';
+export {
+  DEFAULT_CIRCUIT,
+  type ActionCallOutcome,
+  type ActionServerObserver,
+  type CircuitOptions,
+  type CircuitStateName,
+} from 'src/core/actions/action-circuit';
 export { actionFor } from 'src/core/actions/action-registry';
 export { botMessageOf, fillTemplate, generateResponse } from 'src/core/actions/nlg';
 export {
@@ -171,8 +178,10 @@ export {
 } from 'src/core/actions/nlg-server';
 export {
   ActionEndpoint,
+  DEFAULT_ACTION_TIMEOUT_MS,
   RemoteAction,
   type ActionEndpointConfig,
+  type ActionEndpointOptions,
   type ActionServerResponse,
 } from 'src/core/actions/remote-action';
 export { extractSlots } from 'src/core/actions/slot-extraction';

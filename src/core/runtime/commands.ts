@@ -54,6 +54,8 @@ export interface AddMessageCommand {
   /** Parse data given with the message; null: the loaded NLU parses the text. */
   readonly parseData: JsonObject | null;
   readonly verbosity: EventVerbosity;
+  /** The user event's `message_id`; absent or null: a new one. */
+  readonly messageId?: string | null;
 }
 
 /** `GET /conversations/{id}/tracker`: the tracker of every stored session. */

@@ -317,7 +317,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
   async addMessage(command: AddMessageCommand): Promise<TrackerState> {
     const assistant = this.assistants.require();
     const text = command.text;
-    const messageId = randomUUID().replace(/-/g, '');
+    const messageId = command.messageId ?? randomUUID().replace(/-/g, '');
     const parseData =
       command.parseData ?? (assistant.nlu ? parseText(assistant.nlu, text) : parseWithRegex(text));
     const posted: Record<string, unknown> = {

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { EngineModule } from 'src/modules/engine';
+import { IdempotencyModule } from 'src/modules/idempotency';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { configureChannels } from './channel-config';
 import { CHANNEL_SETUP, ChannelsService } from './channels.service';
@@ -28,7 +29,7 @@ export class ChannelsModule {
     return {
       module: ChannelsModule,
       // The REST webhook carries every user message: its route is registered first.
-      imports: [EngineModule],
+      imports: [EngineModule, IdempotencyModule],
       controllers: [RestWebhookController, ...controllers],
       providers: [{ provide: CHANNEL_SETUP, useValue: setup }, ChannelsService],
     };

@@ -15,6 +15,7 @@ import {
   OutputChannel,
   OutputChannelDirectory,
 } from 'src/core';
+import { IdempotentIngress } from 'src/modules/idempotency';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { CallbackChannel } from './callback/callback-channel';
 import { type ChannelSetup } from './channel-config';
@@ -48,6 +49,7 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
     private readonly outputs: OutputChannelDirectory,
     private readonly adapterHost: HttpAdapterHost,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    ingress: IdempotentIngress,
   ) {
     const maxTextLength = config.http.maxTextLength;
     for (const c of setup.channels) {
@@ -55,13 +57,20 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
         const input = this.input(c.name, this.log);
         this.served.set(c.name, {
           kind: 'callback',
-          channel: new CallbackChannel(c.endpoint, input, maxTextLength),
+          channel: new CallbackChannel(c.endpoint, input, maxTextLength, ingress),
         });
       } else if (c.kind === 'custom') {
         const input = this.input(c.name, this.log);
         this.served.set(c.name, {
           kind: 'custom',
-          channel: new CustomWebhook(c.name, c.channel, input, conversations, maxTextLength),
+          channel: new CustomWebhook(
+            c.name,
+            c.channel,
+            input,
+            conversations,
+            maxTextLength,
+            ingress,
+          ),
         });
       } else if (c.kind === 'socketio') {
         this.served.set(c.name, { kind: 'socketio' });

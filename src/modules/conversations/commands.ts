@@ -12,6 +12,7 @@ import {
   type TriggerIntentCommand,
   validateEventsPayload,
 } from 'src/core';
+import { messageIdOf } from 'src/modules/idempotency';
 import { verbosityParam } from './query-params';
 
 /**
@@ -157,6 +158,7 @@ export function addMessageCommand(
     verbosity,
     text: b.text,
     parseData: (b.parse_data as JsonObject | undefined) ?? null,
+    messageId: messageIdOf(b),
   };
 }
 

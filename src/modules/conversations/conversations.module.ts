@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EngineModule } from 'src/modules/engine';
+import { IdempotencyModule } from 'src/modules/idempotency';
 import { ModelModule } from 'src/modules/model';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { ConversationDialogueController } from './conversation-dialogue.controller';
@@ -17,7 +18,7 @@ export class ConversationsModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ConversationsModule,
-      imports: [EngineModule, ModelModule],
+      imports: [EngineModule, ModelModule, IdempotencyModule],
       controllers: config.http.enableApi
         ? [TrackerController, ConversationDialogueController, ModelDialogueController]
         : [],

@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ConversationRuntime, type TrackerState } from 'src/core';
+import { IdempotentIngress } from 'src/modules/idempotency';
 import { ModelLoadedGuard } from 'src/modules/model';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { validConversationIdOf } from 'src/platform/http/conversation-id';
@@ -33,6 +34,7 @@ export class TrackerController {
   constructor(
     private readonly runtime: ConversationRuntime,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly ingress: IdempotentIngress,
   ) {
     this.maxTextLength = config.http.maxTextLength;
   }
@@ -101,16 +103,25 @@ export class TrackerController {
     return story;
   }
 
+  /** Idempotent by `Idempotency-Key` or the body's `message_id` (see IdempotentIngress). */
   @Post('*conversationId/messages')
   @HttpCode(200)
-  addMessage(
+  async addMessage(
     @Req() req: Request,
+    @Res() res: Response,
     @Query('include_events') includeEvents: unknown,
-  ): Promise<TrackerState> {
+  ): Promise<void> {
     const body: unknown = req.body;
-    return this.runtime.addMessage(
-      addMessageCommand(params(req, includeEvents, undefined), body, this.maxTextLength),
+    const command = addMessageCommand(
+      params(req, includeEvents, undefined),
+      body,
+      this.maxTextLength,
     );
+    const scope = { scope: 'conversations', sender: command.conversationId };
+    await this.ingress.run(req, res, scope, command.messageId ?? null, async () => {
+      const state = await this.runtime.addMessage(command);
+      res.status(200).json(state);
+    });
   }
 }
 

@@ -4,6 +4,7 @@ import {
   DialogueError,
   NlgServer,
   type ActionEndpointConfig,
+  type ActionEndpointOptions,
   type NlgEndpointConfig,
 } from 'src/core';
 import { parse } from 'yaml';
@@ -43,6 +44,7 @@ function actionEndpointOf(
   data: Record<string, unknown>,
   version: string,
   timeoutMs: number,
+  options: ActionEndpointOptions,
 ): ActionEndpoint | null {
   const entry = data.action_endpoint;
   if (entry === undefined || entry === null) return null;
@@ -59,7 +61,7 @@ function actionEndpointOf(
       ? { headers: e.headers as Record<string, string> }
       : {}),
   };
-  return new ActionEndpoint(config, version);
+  return new ActionEndpoint(config, version, options);
 }
 
 /**
@@ -170,15 +172,20 @@ function storeWarnings(
   return warnings;
 }
 
-/** Reads the dialogue's entries of an endpoints.yml: action server, NLG server, store warnings. */
+/**
+ * Reads the dialogue's entries of an endpoints.yml: action server (guarded by `actionOptions`:
+ * circuit breaker, metrics observer, propagated headers), NLG server, store warnings.
+ */
 export async function readDialogueEndpoints(
   file: string,
   version: string,
   timeoutMs: number,
   stores: StoreSettings,
+  actionOptions: ActionEndpointOptions = {},
 ): Promise<DialogueEndpoints> {
   const data = await readYaml(file);
   const warnings = storeWarnings(file, data, stores);
   const nlg = nlgOf(file, data, timeoutMs, warnings);
-  return { action: actionEndpointOf(file, data, version, timeoutMs), nlg, warnings };
+  const action = actionEndpointOf(file, data, version, timeoutMs, actionOptions);
+  return { action, nlg, warnings };
 }

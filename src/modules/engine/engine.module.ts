@@ -17,6 +17,8 @@ import { ModelModule } from 'src/modules/model';
 import { TrackerModule } from 'src/modules/tracker';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { PARLEY_VERSION } from 'src/platform/config/version';
+import { traceHeaders } from 'src/platform/http/trace-context';
+import { actionServerMetrics } from './action-server-metrics';
 import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
 
 /**
@@ -113,10 +115,28 @@ async function readEndpoints(
     PARLEY_VERSION,
     config.dialogue.actionTimeoutMs,
     { lockStore: config.lockStore.type },
+    {
+      circuit: config.dialogue.actionCircuit,
+      observer: actionServerMetrics(),
+      contextHeaders: traceHeaders,
+    },
   );
   for (const warning of endpoints.warnings) log.warn(warning, { file });
   if (endpoints.action !== null) {
-    log.info('custom action server configured', { url: endpoints.action.config.url });
+    log.info('custom action server configured', {
+      url: endpoints.action.target,
+      timeoutMs: config.dialogue.actionTimeoutMs,
+      circuitBreaker: config.dialogue.actionCircuit !== null,
+    });
+    if (config.dialogue.actionTimeoutMs >= config.lockStore.lockTimeoutMs) {
+      log.warn(
+        'ACTION_SERVER_TIMEOUT_MS is not below LOCK_TIMEOUT_MS: a hung action server can outlive the conversation lock',
+        {
+          actionTimeoutMs: config.dialogue.actionTimeoutMs,
+          lockTimeoutMs: config.lockStore.lockTimeoutMs,
+        },
+      );
+    }
   }
   if (endpoints.nlg !== null) {
     log.info('NLG server configured (responses come from it)', { url: endpoints.nlg.config.url });

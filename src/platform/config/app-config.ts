@@ -46,7 +46,28 @@ export interface AppConfig {
   readonly dialogue: {
     readonly maxPredictions: number;
     readonly actionTimeoutMs: number;
+    /** The action server's circuit breaker; null: off. */
+    readonly actionCircuit: {
+      readonly failureRatio: number;
+      readonly minimumCalls: number;
+      readonly windowMs: number;
+      readonly halfOpenAfterMs: number;
+    } | null;
   };
+  /** Idempotent ingress: how long keys and their stored answers are kept. */
+  readonly idempotency: {
+    readonly retentionMs: number;
+  };
+  /** Rate limits of the message routes (0: that limit is off). */
+  readonly rateLimit: {
+    readonly redisUrl: string | null;
+    readonly perClient: number;
+    readonly perConversation: number;
+    readonly windowMs: number;
+    readonly prefix: string;
+  };
+  /** Express `trust proxy` (which X-Forwarded-For hops give the client's address). */
+  readonly trustProxy: boolean | number | string;
   readonly inspect: boolean;
   readonly logLevel: LogLevel;
   /** One log line per HTTP request at info level; false: at debug (written only at LOG_LEVEL=debug). */

@@ -88,6 +88,71 @@ export class EnvSchema {
   @Max(86_400_000)
   ACTION_SERVER_TIMEOUT_MS?: number;
 
+  /** The action server's circuit breaker (on by default). */
+  @IsOptional() @Transform(toBool) @IsBoolean() ACTION_SERVER_CIRCUIT_BREAKER?: boolean;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  ACTION_SERVER_CIRCUIT_MIN_CALLS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  ACTION_SERVER_CIRCUIT_WINDOW_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(3_600_000)
+  ACTION_SERVER_CIRCUIT_HALF_OPEN_MS?: number;
+
+  /** How long an idempotency key and its stored answer are kept, in seconds (default 24 h). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(31_536_000)
+  IDEMPOTENCY_RETENTION_SECONDS?: number;
+
+  /** Rate limits: Redis of the shared counters; unset → in-memory counters (one instance). */
+  @IsOptional()
+  @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  /** Requests per client (IP, or token subject) per RATE_LIMIT_WINDOW_MS; 0: no limit. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000_000) RATE_LIMIT_CLIENT?: number;
+
+  /** Messages per conversation (sender id) per RATE_LIMIT_WINDOW_MS; 0: no limit. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100_000_000)
+  RATE_LIMIT_CONVERSATION?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(86_400_000)
+  RATE_LIMIT_WINDOW_MS?: number;
+
+  /** Prefix of the rate limiter's Redis keys (instances sharing counters share a prefix). */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9:._-]{1,100}$/, {
+    message: 'RATE_LIMIT_PREFIX may hold letters, digits, ":", ".", "_" and "-"',
+  })
+  RATE_LIMIT_PREFIX?: string;
+
+  /** Express `trust proxy`: false, true, a hop count or a list of addresses/subnets. */
+  @IsOptional() @IsString() @MaxLength(1000) TRUST_PROXY?: string;
+
   @IsOptional() @IsString() PARLEY_CREDENTIALS?: string;
 
   @IsOptional() @IsString() PARLEY_ENDPOINTS?: string;

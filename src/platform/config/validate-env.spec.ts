@@ -15,3 +15,34 @@ describe('validateEnv: speech engine keys', () => {
     expect(validateEnv({}).speechKeys?.azureKey).toBeNull();
   });
 });
+
+describe('validateEnv: protection of the service', () => {
+  it('defaults: 10 s action timeout, breaker on, 24 h keys, no rate limits, no trusted proxy', () => {
+    const c = validateEnv({});
+    expect(c.dialogue.actionTimeoutMs).toBe(10_000);
+    expect(c.dialogue.actionCircuit).toEqual({
+      failureRatio: 0.5,
+      minimumCalls: 10,
+      windowMs: 10_000,
+      halfOpenAfterMs: 30_000,
+    });
+    expect(c.idempotency.retentionMs).toBe(86_400_000);
+    expect(c.rateLimit).toMatchObject({ perClient: 0, perConversation: 0, redisUrl: null });
+    expect(c.trustProxy).toBe(false);
+  });
+
+  it('reads TRUST_PROXY as Express does: booleans, hop counts, addresses', () => {
+    expect(validateEnv({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(validateEnv({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(validateEnv({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe(
+      'loopback, 10.0.0.0/8',
+    );
+  });
+
+  it('turns the breaker off and refuses a non-Redis REDIS_URL', () => {
+    expect(validateEnv({ ACTION_SERVER_CIRCUIT_BREAKER: 'false' }).dialogue.actionCircuit).toBe(
+      null,
+    );
+    expect(() => validateEnv({ REDIS_URL: 'http://x' })).toThrow(/REDIS_URL/);
+  });
+});

@@ -86,8 +86,28 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     trackerCacheBytes: (schema.TRACKER_CACHE_MB ?? 256) * 1024 * 1024,
     dialogue: {
       maxPredictions: schema.MAX_NUMBER_OF_PREDICTIONS ?? 10,
-      actionTimeoutMs: schema.ACTION_SERVER_TIMEOUT_MS ?? 300_000,
+      actionTimeoutMs: schema.ACTION_SERVER_TIMEOUT_MS ?? 10_000,
+      actionCircuit:
+        schema.ACTION_SERVER_CIRCUIT_BREAKER === false
+          ? null
+          : {
+              failureRatio: 0.5,
+              minimumCalls: schema.ACTION_SERVER_CIRCUIT_MIN_CALLS ?? 10,
+              windowMs: schema.ACTION_SERVER_CIRCUIT_WINDOW_MS ?? 10_000,
+              halfOpenAfterMs: schema.ACTION_SERVER_CIRCUIT_HALF_OPEN_MS ?? 30_000,
+            },
     },
+    idempotency: {
+      retentionMs: (schema.IDEMPOTENCY_RETENTION_SECONDS ?? 86_400) * 1000,
+    },
+    rateLimit: {
+      redisUrl: schema.REDIS_URL ?? null,
+      perClient: schema.RATE_LIMIT_CLIENT ?? 0,
+      perConversation: schema.RATE_LIMIT_CONVERSATION ?? 0,
+      windowMs: schema.RATE_LIMIT_WINDOW_MS ?? 60_000,
+      prefix: schema.RATE_LIMIT_PREFIX ?? 'parley:rl:',
+    },
+    trustProxy: trustProxyOf(schema.TRUST_PROXY),
     inspect: schema.PARLEY_INSPECT ?? false,
     logLevel: (schema.LOG_LEVEL ?? 'info') as LogLevel,
     logRequests: schema.LOG_REQUESTS ?? false,
@@ -142,6 +162,16 @@ function pickSchemaKeys(env: Record<string, string | undefined>): Record<string,
   return out;
 }
 
+/** `TRUST_PROXY`: true/false, a hop count, or addresses/subnets as Express reads them. */
+function trustProxyOf(value: string | undefined): boolean | number | string {
+  if (value === undefined) return false;
+  const v = value.trim().toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false' || v === '') return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  return value.trim();
+}
+
 function splitList(value: string | undefined): string[] {
   if (value === undefined) return [];
   return value
@@ -173,6 +203,17 @@ export const ENV_KEYS = [
   'TRACKER_CACHE_MB',
   'MAX_NUMBER_OF_PREDICTIONS',
   'ACTION_SERVER_TIMEOUT_MS',
+  'ACTION_SERVER_CIRCUIT_BREAKER',
+  'ACTION_SERVER_CIRCUIT_MIN_CALLS',
+  'ACTION_SERVER_CIRCUIT_WINDOW_MS',
+  'ACTION_SERVER_CIRCUIT_HALF_OPEN_MS',
+  'IDEMPOTENCY_RETENTION_SECONDS',
+  'REDIS_URL',
+  'RATE_LIMIT_CLIENT',
+  'RATE_LIMIT_CONVERSATION',
+  'RATE_LIMIT_WINDOW_MS',
+  'RATE_LIMIT_PREFIX',
+  'TRUST_PROXY',
   'PARLEY_CREDENTIALS',
   'PARLEY_ENDPOINTS',
   'PARLEY_MODEL',

@@ -8,6 +8,9 @@ export type TransportErrorCode =
   | 'HTTP.UNSUPPORTED_MEDIA_TYPE'
   | 'HTTP.NOT_ACCEPTABLE'
   | 'HTTP.TIMEOUT'
+  | 'HTTP.TOO_MANY_REQUESTS'
+  | 'IDEMPOTENCY.IN_FLIGHT'
+  | 'IDEMPOTENCY.KEY_REUSED'
   | 'INTERNAL';
 
 /** Errors of the server's own dependencies (the database). */
@@ -86,6 +89,11 @@ export const ERROR_MAP: Readonly<Record<ErrorCode, ErrorMapping>> = {
   'HTTP.UNSUPPORTED_MEDIA_TYPE': m(415, 'UnsupportedMediaType', 'BAD_REQUEST'),
   'HTTP.NOT_ACCEPTABLE': m(406, 'NotAcceptable', 'BAD_REQUEST'),
   'HTTP.TIMEOUT': m(503, 'Timeout', 'SERVICE_UNAVAILABLE'),
+  'HTTP.TOO_MANY_REQUESTS': m(429, 'TooManyRequests', 'TOO_MANY_REQUESTS'),
+  // draft-ietf-httpapi-idempotency-key-header: a request whose key is still being served → 409;
+  // a key sent again with another payload → 422.
+  'IDEMPOTENCY.IN_FLIGHT': m(409, 'Conflict', 'CONFLICT'),
+  'IDEMPOTENCY.KEY_REUSED': m(422, 'UnprocessableEntity', 'BAD_USER_INPUT'),
   'DATABASE.UNAVAILABLE': m(503, 'ServiceUnavailable', 'SERVICE_UNAVAILABLE'),
   INTERNAL: m(500, 'InternalServerError', 'INTERNAL_SERVER_ERROR'),
 };

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { type ChannelInput } from 'src/modules/channels/input/channel-input';
 import { parseWebhookBody } from 'src/modules/channels/input/webhook-input';
+import { type IdempotentIngress } from 'src/modules/idempotency';
 import { type CallbackEndpoint } from './callback-config';
 import { CallbackOutputChannel } from './callback.output-channel';
 
@@ -14,6 +15,7 @@ export class CallbackChannel {
     private readonly endpoint: CallbackEndpoint,
     private readonly input: ChannelInput,
     private readonly maxTextLength: number,
+    private readonly ingress: IdempotentIngress,
   ) {}
 
   outputChannel(): CallbackOutputChannel {
@@ -22,13 +24,17 @@ export class CallbackChannel {
 
   async webhook(req: Request, res: Response): Promise<void> {
     const input = parseWebhookBody(req.body, 'callback', this.maxTextLength);
-    await this.input.handleMessage({
-      text: input.message,
-      senderId: input.sender,
-      inputChannel: input.inputChannel ?? 'callback',
-      output: this.outputChannel(),
-      metadata: input.metadata,
+    const scope = { scope: this.input.channel, sender: input.sender };
+    await this.ingress.run(req, res, scope, input.messageId, async () => {
+      await this.input.handleMessage({
+        text: input.message,
+        senderId: input.sender,
+        inputChannel: input.inputChannel ?? 'callback',
+        output: this.outputChannel(),
+        metadata: input.metadata,
+        messageId: input.messageId,
+      });
+      res.status(200).type('text/plain').send('success');
     });
-    res.status(200).type('text/plain').send('success');
   }
 }

@@ -12,6 +12,7 @@ import {
 import { type ChannelInput } from 'src/modules/channels/input/channel-input';
 import { StreamingOutputChannel } from 'src/modules/channels/input/streaming-output-channel';
 import { parseWebhookBody } from 'src/modules/channels/input/webhook-input';
+import { type IdempotentIngress, messageIdOf } from 'src/modules/idempotency';
 import { type ChannelRequest, type ChannelTurn, type CustomChannel } from './custom-channel';
 
 /**
@@ -27,6 +28,7 @@ export class CustomWebhook {
     private readonly input: ChannelInput,
     private readonly conversations: ConversationReader,
     private readonly maxTextLength: number,
+    private readonly ingress: IdempotentIngress,
   ) {}
 
   /** The channel's `getOutputChannel()`; null: the messages are collected. */
@@ -93,6 +95,24 @@ export class CustomWebhook {
     const stream =
       input?.stream === true ||
       (typeof req.query.stream === 'string' && req.query.stream.toLowerCase() === 'true');
+    const messageId = input?.messageId ?? messageIdOf(request.body);
+    await this.ingress.run(req, res, { scope: name, sender }, messageId, () =>
+      this.answer({ res, request, text, sender, inputChannel, metadata, stream, messageId }),
+    );
+  }
+
+  private async answer(turnInput: {
+    res: Response;
+    request: ChannelRequest;
+    text: string;
+    sender: string;
+    inputChannel: string;
+    metadata: JsonObject | null;
+    stream: boolean;
+    messageId: string | null;
+  }): Promise<void> {
+    const { res, request, text, sender, inputChannel, metadata, stream, messageId } = turnInput;
+    const { name, channel } = this;
     const own = this.outputChannel();
 
     if (stream && own === null) {
@@ -103,12 +123,20 @@ export class CustomWebhook {
         inputChannel,
         output: new StreamingOutputChannel(res, name),
         metadata,
+        messageId,
       });
       res.end();
       return;
     }
     const output = own ?? new CollectingOutputChannel(name);
-    await this.input.handleMessage({ text, senderId: sender, inputChannel, output, metadata });
+    await this.input.handleMessage({
+      text,
+      senderId: sender,
+      inputChannel,
+      output,
+      metadata,
+      messageId,
+    });
     const turn: ChannelTurn = {
       messages: output instanceof CollectingOutputChannel ? output.messages : [],
       metadata: metadata ?? {},

@@ -5,6 +5,7 @@ import {
   requireConversationId,
   requireUserText,
 } from 'src/core';
+import { messageIdOf } from 'src/modules/idempotency';
 
 /** The fields of a REST-style webhook body (`{sender, message, metadata?, input_channel?}`). */
 export interface WebhookInput {
@@ -15,6 +16,8 @@ export interface WebhookInput {
   readonly inputChannel: string | null;
   /** `stream: true` in the body. */
   readonly stream: boolean;
+  /** `message_id` of the body: the user event's id and, without a header, the idempotency key. */
+  readonly messageId: string | null;
 }
 
 function bad(channel: string, message: string, field: string): DialogueError {
@@ -100,6 +103,7 @@ export function parseWebhookBody(
     metadata,
     inputChannel,
     stream: b.stream === true,
+    messageId: messageIdOf(b),
   };
 }
 
@@ -147,6 +151,7 @@ export function parseRestWebhookBody(
     message: requireUserText(b.message.trim(), maxTextLength, 'message'),
     metadata: (b.metadata as JsonObject | undefined) ?? null,
     inputChannel: typeof b.input_channel === 'string' ? b.input_channel : null,
+    messageId: messageIdOf(b),
   };
 }
 

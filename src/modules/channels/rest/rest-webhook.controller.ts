@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Inject, Logger, Post, Query, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, HttpCode, Inject, Logger, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { CollectingOutputChannel, MessageHandler, type OutputChannel } from 'src/core';
 import { ChannelInput } from 'src/modules/channels/input/channel-input';
 import { StreamingOutputChannel } from 'src/modules/channels/input/streaming-output-channel';
 import { parseRestWebhookBody, type WebhookInput } from 'src/modules/channels/input/webhook-input';
+import { IdempotentIngress } from 'src/modules/idempotency';
 import { Public } from 'src/platform/auth/public.decorator';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 
@@ -23,6 +24,7 @@ export class RestWebhookController {
   constructor(
     handler: MessageHandler,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly ingress: IdempotentIngress,
   ) {
     this.input = new ChannelInput(handler, {
       channel: 'rest',
@@ -38,11 +40,20 @@ export class RestWebhookController {
   @Post('webhook')
   @HttpCode(200)
   async webhook(
-    @Body() body: unknown,
+    @Req() req: Request,
     @Query('stream') stream: unknown,
     @Res() res: Response,
   ): Promise<void> {
-    const input = parseRestWebhookBody(body, this.config.http.maxTextLength);
+    const input = parseRestWebhookBody(req.body, this.config.http.maxTextLength);
+    const scope = { scope: 'rest', sender: input.sender };
+    await this.ingress.run(req, res, scope, input.messageId, () => this.answer(input, stream, res));
+  }
+
+  private async answer(
+    input: Omit<WebhookInput, 'stream'>,
+    stream: unknown,
+    res: Response,
+  ): Promise<void> {
     if (String(stream).toLowerCase() === 'true') {
       // `?stream=true`: each message is written as one JSON line as soon as it is sent.
       res.status(200).type('text/event-stream');
@@ -69,6 +80,7 @@ export class RestWebhookController {
       inputChannel: input.inputChannel ?? 'rest',
       output,
       metadata: input.metadata,
+      messageId: input.messageId,
     });
   }
 }
