@@ -140,7 +140,7 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
   });
 
   afterAll(async () => {
-    await Promise.all(instances.map((i) => (i.running() ? i.stop() : undefined)));
+    await Promise.all(instances.filter((i) => i.running()).map((i) => i.stop()));
     await db?.end();
     await actions?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -175,8 +175,9 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
       // Each answer is the reply of its own message's turn.
       expect(s.replies).toEqual([{ recipient_id: s.sender, text: `echo ${s.text}` }]);
     }
+    const trackers = await Promise.all(ids.map((id) => stored(proxy.url, id)));
     for (const [c, id] of ids.entries()) {
-      const texts = turnsOf(id, await stored(proxy.url, id));
+      const texts = turnsOf(id, trackers[c]);
       expect(texts.sort()).toEqual(Array.from({ length: 4 }, (_, m) => message(`${c}-${m}`)));
     }
   }
@@ -243,8 +244,9 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
       expect(proxy.forwarded[1]).toBeGreaterThan(0);
       expect(acknowledged.length).toBeGreaterThanOrEqual(30);
 
-      for (const id of ids) {
-        const texts = turnsOf(id, await stored(survivor.base, id));
+      const trackers = await Promise.all(ids.map((id) => stored(survivor.base, id)));
+      for (const [c, id] of ids.entries()) {
+        const texts = turnsOf(id, trackers[c]);
         // Each stored message once; every acknowledged one among them.
         expect(new Set(texts).size).toBe(texts.length);
         const mine = acknowledged.filter((s) => s.sender === id).map((s) => s.text);
@@ -255,8 +257,9 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
       // also the conversations the victim was working on.
       const after = await Promise.all(ids.map((id) => post(proxy.url, id, message('after'))));
       expect(after.map((s) => s.status)).toEqual(ids.map(() => 200));
-      for (const id of ids) {
-        const texts = turnsOf(id, await stored(survivor.base, id));
+      const afterwards = await Promise.all(ids.map((id) => stored(survivor.base, id)));
+      for (const [c, id] of ids.entries()) {
+        const texts = turnsOf(id, afterwards[c]);
         expect(texts[texts.length - 1]).toBe(message('after'));
       }
     } finally {

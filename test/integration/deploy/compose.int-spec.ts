@@ -41,12 +41,15 @@ function variablesParleyReads(): Set<string> {
       .map((m) => m.propertyName),
   );
   remoteStorageSettings(
-    new Proxy({} as Record<string, string | undefined>, {
-      get: (_t, key) => {
-        if (typeof key === 'string') names.add(key);
-        return undefined;
+    new Proxy(
+      {},
+      {
+        get: (_t, key) => {
+          if (typeof key === 'string') names.add(key);
+          return undefined;
+        },
       },
-    }),
+    ),
   );
   return names;
 }
