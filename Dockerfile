@@ -20,8 +20,10 @@ RUN npm run build \
 
 FROM node:20-bookworm-slim
 WORKDIR /app
+# PARLEY_MODEL: the archive trained above; set it (and PARLEY_REMOTE_STORAGE) to serve another.
 ENV NODE_ENV=production \
-    PARLEY_DATA_DIR=/app/.parley
+    PARLEY_DATA_DIR=/app/.parley \
+    PARLEY_MODEL=models
 COPY --from=build --chown=node:node /app/package.json /app/package-lock.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/bin ./bin
@@ -30,8 +32,9 @@ COPY --from=build --chown=node:node /app/models ./models
 COPY --from=build --chown=node:node /app/examples ./examples
 COPY --from=build --chown=node:node /app/keycloak ./keycloak
 COPY --from=build --chown=node:node /app/deploy ./deploy
-# The image's own user (uid 1000), never root.
+# The image's own user (uid 1000), never root; it owns /app (data dir, models trained over HTTP).
+RUN mkdir -p /app/.parley && chown node:node /app /app/.parley
 USER node
 EXPOSE 5005
 ENTRYPOINT ["node", "bin/parley.js"]
-CMD ["run", "--enable-api", "--model", "models"]
+CMD ["run", "--enable-api"]

@@ -163,7 +163,8 @@ describe('Dockerfile', () => {
   it('installs from the lockfile, trains the example assistant and serves it with the API', () => {
     expect(dockerfile).toMatch(/^RUN npm install\b/m);
     expect(dockerfile).toContain('train --data examples/coffee/data');
-    expect(dockerfile).toMatch(/^CMD \["run", "--enable-api"/m);
+    expect(dockerfile).toMatch(/^CMD \["run", "--enable-api"\]$/m);
+    expect(dockerfile).toMatch(/PARLEY_MODEL=models$/m);
     // The runtime stage carries deploy/ (PARLEY_ENDPOINTS points into it).
     expect(dockerfile).toMatch(/^COPY --from=build .*\/app\/deploy /m);
   });
