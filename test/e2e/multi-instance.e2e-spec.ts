@@ -45,6 +45,8 @@ interface Sent {
   readonly text: string;
   readonly status: number;
   readonly replies: Array<{ recipient_id: string; text?: string }>;
+  /** The body of a non-200 answer, to tell what failed. */
+  readonly failure?: string;
 }
 
 const ECHO_DELAY = { ms: 0 };
@@ -59,8 +61,15 @@ async function post(base: string, sender: string, text: string): Promise<Sent> {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ sender, message: text }),
     });
-    const body = (await res.json().catch(() => null)) as Sent['replies'] | null;
-    return { sender, text, status: res.status, replies: Array.isArray(body) ? body : [] };
+    const raw = await res.text();
+    const body = (res.status === 200 ? JSON.parse(raw) : null) as Sent['replies'] | null;
+    return {
+      sender,
+      text,
+      status: res.status,
+      replies: Array.isArray(body) ? body : [],
+      ...(res.status === 200 ? {} : { failure: raw.slice(0, 300) }),
+    };
   } catch {
     return { sender, text, status: 0, replies: [] };
   }
@@ -97,10 +106,10 @@ function turnsOf(id: string, events: TrackerEvent[]): string[] {
 
 describe.each(LOCK_STORES)('several parley run processes on one database ($name)', (store) => {
   // Starting three servers and ~700 turns on a shared 2-core machine: a hang guard, no timing.
-  jest.setTimeout(120_000);
+  jest.setTimeout(180_000);
   const dir = mkdtempSync(join(tmpdir(), 'parley-scale-'));
   let actions: TestActionServer;
-  let instances: CliServer[] = [];
+  const instances: CliServer[] = [];
   let db: Client;
 
   beforeAll(async () => {
@@ -134,7 +143,13 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
       ...store.env,
     };
     const args = ['--enable-api', '--model', model.path, '--endpoints', endpoints];
-    instances = await Promise.all([0, 1, 2].map(() => startCliServer(args, env)));
+    // Three servers starting at once on a busy 2-core machine: a generous readiness deadline.
+    // Each kept as soon as it is up, so afterAll stops it also when another failed to start.
+    await Promise.all(
+      [0, 1, 2].map(async () => {
+        instances.push(await startCliServer(args, env, 120_000));
+      }),
+    );
     db = new Client({ connectionString: process.env.DATABASE_URL });
     await db.connect();
   });
@@ -170,7 +185,7 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
         Array.from({ length: 4 }, (_, m) => post(proxy.url, id, message(`${c}-${m}`))),
       ),
     );
-    expect(sent.filter((s) => s.status !== 200).map((s) => s.status)).toEqual([]);
+    expect(sent.filter((s) => s.status !== 200).map((s) => [s.status, s.failure])).toEqual([]);
     for (const s of sent) {
       // Each answer is the reply of its own message's turn.
       expect(s.replies).toEqual([{ recipient_id: s.sender, text: `echo ${s.text}` }]);
@@ -203,7 +218,7 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
       const id = uniqueId('one');
       const texts = Array.from({ length: 20 }, (_, m) => message(`m${m}`));
       const sent = await Promise.all(texts.map((text) => post(proxy.url, id, text)));
-      expect(sent.map((s) => s.status)).toEqual(texts.map(() => 200));
+      expect(sent.filter((s) => s.status !== 200).map((s) => [s.status, s.failure])).toEqual([]);
       for (const s of sent) {
         expect(s.replies).toEqual([{ recipient_id: id, text: `echo ${s.text}` }]);
       }
@@ -256,7 +271,7 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
       // The survivor keeps serving through the proxy (the dead replica refuses connections),
       // also the conversations the victim was working on.
       const after = await Promise.all(ids.map((id) => post(proxy.url, id, message('after'))));
-      expect(after.map((s) => s.status)).toEqual(ids.map(() => 200));
+      expect(after.filter((s) => s.status !== 200).map((s) => [s.status, s.failure])).toEqual([]);
       const afterwards = await Promise.all(ids.map((id) => stored(survivor.base, id)));
       for (const [c, id] of ids.entries()) {
         const texts = turnsOf(id, afterwards[c]);
