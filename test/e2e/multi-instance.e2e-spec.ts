@@ -192,7 +192,7 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
     }
     const trackers = await Promise.all(ids.map((id) => stored(proxy.url, id)));
     for (const [c, id] of ids.entries()) {
-      const texts = turnsOf(id, trackers[c]);
+      const texts = turnsOf(id, trackers[c] ?? []);
       expect(texts.sort()).toEqual(Array.from({ length: 4 }, (_, m) => message(`${c}-${m}`)));
     }
   }
@@ -233,7 +233,7 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
   });
 
   it('keeps every answered message and no partial turn when a replica is killed (SIGKILL) mid-load', async () => {
-    const [survivor, victim] = [instances[1], instances[2]];
+    const [survivor, victim] = instances.slice(1, 3) as [CliServer, CliServer];
     const proxy = await startRoundRobinProxy([survivor.base, victim.base]);
     ECHO_DELAY.ms = 20;
     try {
@@ -261,7 +261,7 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
 
       const trackers = await Promise.all(ids.map((id) => stored(survivor.base, id)));
       for (const [c, id] of ids.entries()) {
-        const texts = turnsOf(id, trackers[c]);
+        const texts = turnsOf(id, trackers[c] ?? []);
         // Each stored message once; every acknowledged one among them.
         expect(new Set(texts).size).toBe(texts.length);
         const mine = acknowledged.filter((s) => s.sender === id).map((s) => s.text);
@@ -274,7 +274,7 @@ describe.each(LOCK_STORES)('several parley run processes on one database ($name)
       expect(after.filter((s) => s.status !== 200).map((s) => [s.status, s.failure])).toEqual([]);
       const afterwards = await Promise.all(ids.map((id) => stored(survivor.base, id)));
       for (const [c, id] of ids.entries()) {
-        const texts = turnsOf(id, afterwards[c]);
+        const texts = turnsOf(id, afterwards[c] ?? []);
         expect(texts[texts.length - 1]).toBe(message('after'));
       }
     } finally {

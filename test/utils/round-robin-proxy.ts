@@ -49,7 +49,7 @@ export async function startRoundRobinProxy(
     reply: (status: number, headers: IncomingMessage['headers'], res?: IncomingMessage) => void,
   ): void => {
     const index = pick();
-    const target = new URL(targets[index]);
+    const target = new URL(targets[index] ?? '');
     const out = request(
       {
         agent,
@@ -60,7 +60,7 @@ export async function startRoundRobinProxy(
         headers: { ...req.headers, host: target.host, 'content-length': String(body.length) },
       },
       (res) => {
-        forwarded[index]++;
+        forwarded[index] = (forwarded[index] ?? 0) + 1;
         reply(res.statusCode ?? 502, res.headers, res);
       },
     );

@@ -28,10 +28,16 @@ interface Service {
 }
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, Service> };
 const services = compose.services;
-const parley = services.parley;
-const env = parley.environment ?? {};
+function svc(name: string): Service {
+  const service = services[name];
+  if (service === undefined) throw new Error(`docker-compose.yml has no service ${name}`);
+  return service;
+}
+const parley = svc('parley');
+const env: Record<string, string | undefined> = parley.environment ?? {};
 const endpointsText = read('deploy/endpoints.yml');
-const endpoints = parse(endpointsText) as Record<string, Record<string, unknown>>;
+const endpoints = parse(endpointsText) as Record<string, Record<string, unknown> | undefined>;
+const entry = (key: string): Record<string, unknown> => endpoints[key] ?? {};
 
 /** Variables Parley's start-up validation reads (EnvSchema) and remote storage reads. */
 function variablesParleyReads(): Set<string> {
@@ -57,7 +63,7 @@ function variablesParleyReads(): Set<string> {
 /** `${VAR}` names deploy/endpoints.yml takes from the environment. */
 const endpointVariables = [
   ...endpointsText.replace(/#.*$/gm, '').matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g),
-].map((m) => m[1]);
+].map((m) => m[1] ?? '');
 
 /** The host of a URL-valued setting (compose's `${VAR:-default}` left as is). */
 const hostOf = (url: string): string => new URL(url.replace(/\$\{[^}]*\}/g, 'x')).hostname;
@@ -71,7 +77,7 @@ describe('docker-compose.yml (multi-instance)', () => {
   });
 
   it('puts a round-robin load balancer in front, checking each replica on /health/ready', () => {
-    const lb = services.lb;
+    const lb = svc('lb');
     expect(lb.image).toMatch(/^haproxy:/);
     expect(lb.ports).toEqual(['5005:5005']);
     expect(lb.depends_on?.parley).toEqual({ condition: 'service_healthy' });
@@ -84,7 +90,7 @@ describe('docker-compose.yml (multi-instance)', () => {
   });
 
   it('probes a route Parley serves: /health/ready and /health/live', () => {
-    const methods = HealthController.prototype as unknown as Record<string, object>;
+    const methods = HealthController.prototype as unknown as Record<'ready' | 'live', object>;
     expect(Reflect.getMetadata(PATH_METADATA, HealthController)).toBe('health');
     expect(Reflect.getMetadata(PATH_METADATA, methods.ready)).toBe('ready');
     expect(Reflect.getMetadata(PATH_METADATA, methods.live)).toBe('live');
@@ -99,10 +105,10 @@ describe('docker-compose.yml (multi-instance)', () => {
       'minio-init': { condition: 'service_completed_successfully' },
     });
     for (const name of ['postgres', 'redis', 'rabbitmq', 'keycloak', 'minio']) {
-      expect(services[name].healthcheck?.test.length).toBeGreaterThan(0);
+      expect(svc(name).healthcheck?.test.length).toBeGreaterThan(0);
     }
-    expect(services.postgres.image).toBe('postgres:15');
-    expect(services['minio-init'].depends_on?.minio).toEqual({ condition: 'service_healthy' });
+    expect(svc('postgres').image).toBe('postgres:15');
+    expect(svc('minio-init').depends_on?.minio).toEqual({ condition: 'service_healthy' });
   });
 
   it('hands the replicas only variables Parley reads', () => {
@@ -119,13 +125,13 @@ describe('docker-compose.yml (multi-instance)', () => {
   });
 
   it('points the replicas at the compose services', () => {
-    const pg = services.postgres.environment ?? {};
-    const db = new URL(env.DATABASE_URL.replace(/\$\{[^}]*\}/g, 'x'));
+    const pg = svc('postgres').environment ?? {};
+    const db = new URL((env.DATABASE_URL ?? '').replace(/\$\{[^}]*\}/g, 'x'));
     expect(db.hostname).toBe('postgres');
     expect(db.username).toBe(pg.POSTGRES_USER);
     expect(db.pathname).toBe(`/${pg.POSTGRES_DB}`);
-    expect(hostOf(env.AWS_ENDPOINT_URL)).toBe('minio');
-    expect(hostOf(env.OIDC_JWKS_URI)).toBe('keycloak');
+    expect(hostOf(env.AWS_ENDPOINT_URL ?? '')).toBe('minio');
+    expect(hostOf(env.OIDC_JWKS_URI ?? '')).toBe('keycloak');
     expect(env.PARLEY_ENABLE_API).toBe('true');
     expect(env.LOCK_STORE).toBe('postgres');
     expect(env.PARLEY_ENDPOINTS).toBe('deploy/endpoints.yml');
@@ -134,12 +140,12 @@ describe('docker-compose.yml (multi-instance)', () => {
 
 describe('deploy/endpoints.yml', () => {
   it('names Rasa’s stores for a replicated setup, on the compose hosts', () => {
-    expect(endpoints.tracker_store).toMatchObject({ type: 'sql', dialect: 'postgresql' });
-    expect(endpoints.tracker_store.url).toBe('postgres');
-    expect(endpoints.lock_store).toMatchObject({ type: 'concurrent_redis', host: 'redis' });
-    expect(endpoints.event_broker).toMatchObject({ type: 'pika', url: 'rabbitmq' });
-    expect(services[endpoints.lock_store.host as string].image).toMatch(/^redis:/);
-    expect(services[endpoints.event_broker.url as string].image).toMatch(/^rabbitmq:/);
+    expect(entry('tracker_store')).toMatchObject({ type: 'sql', dialect: 'postgresql' });
+    expect(entry('tracker_store').url).toBe('postgres');
+    expect(entry('lock_store')).toMatchObject({ type: 'concurrent_redis', host: 'redis' });
+    expect(entry('event_broker')).toMatchObject({ type: 'pika', url: 'rabbitmq' });
+    expect(svc(String(entry('lock_store').host)).image).toMatch(/^redis:/);
+    expect(svc(String(entry('event_broker').url)).image).toMatch(/^rabbitmq:/);
   });
 
   it('is read by Parley without an error', async () => {
