@@ -72,11 +72,12 @@ export interface CliServer {
 
 /**
  * Spawns `parley run <args>` on a free port and waits until `/health/ready` answers 200
- * (throws with the process output otherwise).
+ * (throws with the process output otherwise, after about `readyTimeoutMs`).
  */
 export async function startCliServer(
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
+  readyTimeoutMs = 30_000,
 ): Promise<CliServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'run', ...args], {
@@ -93,7 +94,8 @@ export async function startCliServer(
     return exited;
   };
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 120 && child.exitCode === null; i++) {
+  const deadline = Date.now() + readyTimeoutMs;
+  while (Date.now() < deadline && child.exitCode === null) {
     const ready = await fetch(`${base}/health/ready`).catch(() => null);
     if (ready?.status === 200) {
       return {

@@ -1,0 +1,163 @@
+'use strict';
+// Instances benchmark: REST channel turns on one Parley instance vs two instances on the same
+// database behind a round-robin proxy, plus a bare NestJS route, all in the same run.
+//
+//   npm run build && [DATABASE_URL=…] node bench/instances.js [--duration 10] [--warmup 2] [--connections 50]
+//
+// 1. trains the mood bot (test/fixtures/moodbot, config.full.yml) once;
+// 2. starts two `parley run --enable-api --model <tmp>` on one database (LOCK_STORE=postgres, as
+//    replicas run), the bare Nest app, and two round-robin proxies (bench/lib/round-robin-proxy.js,
+//    each its own process): P1 over instance A, P2 over instances A and B;
+// 3. autocannon at --connections (default 50), each connection one scripted moodbot conversation
+//    after another (as bench/dialogue.js):
+//    (a) bare GET /ping; (b) instance A directly; (c) A through P1; (d) A + B through P2.
+//    Targets: (d) ≥ 0.9 × (c) — same proxy hop, one instance more (on 2 cores nothing can scale
+//    up; the check is that a second replica costs no collapse) — and (d) p99 ≤ 50 ms.
+//    (d)/(b) is reported too: the cost of the proxy hop itself (a load balancer on the same cores).
+// Database: DATABASE_URL's server (a fresh scratch database, dropped afterwards) or a throwaway
+// embedded PostgreSQL. Results: console and bench/results/instances.json.
+const { chmodSync, existsSync, mkdtempSync, rmSync } = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const {
+  cannon,
+  check,
+  cleanupStack,
+  forkServer,
+  loadAverage,
+  machine,
+  request,
+  round,
+  startDatabase,
+} = require('./lib/http-bench');
+const {
+  ROOT,
+  moodbotFiles,
+  parseNumberArgs,
+  startParley,
+  trainParley,
+  writeResults,
+} = require('./lib/parley');
+
+const DIST_CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
+const RESULTS = path.join(__dirname, 'results', 'instances.json');
+const PROXY = path.join(__dirname, 'lib', 'round-robin-proxy.js');
+const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'amazing', 'bye'];
+
+/** Scripted moodbot conversations on `url`, one after another per connection. */
+async function turns(name, url, connections, bench, pid) {
+  let bad = 0;
+  const result = await cannon(
+    name,
+    {
+      connections,
+      url,
+      requests: MESSAGES.map((message, turn) => ({
+        method: 'POST',
+        path: '/webhooks/rest/webhook',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req, context) => {
+          if (turn === 0) context.sender = `bench-${Math.random().toString(36).slice(2, 12)}`;
+          req.body = JSON.stringify({ sender: context.sender, message });
+          return req;
+        },
+        onResponse: (status, body) => {
+          if (status !== 200 || !body.startsWith('[{')) bad++;
+        },
+      })),
+    },
+    bench,
+    pid,
+  );
+  result.responsesWithoutBotMessage = bad;
+  return result;
+}
+
+async function main() {
+  const bench = parseNumberArgs(process.argv.slice(2), {
+    duration: 10,
+    warmup: 2,
+    connections: 50,
+  });
+  if (!existsSync(DIST_CLI)) throw new Error(`${DIST_CLI} is missing: run "npm run build" first`);
+  const cleanups = cleanupStack();
+  try {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-instances-'));
+    chmodSync(tmp, 0o755);
+    cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
+    const model = await trainParley({ ...moodbotFiles(), out: path.join(tmp, 'models') });
+
+    const db = await startDatabase();
+    cleanups.push(() => db.stop());
+    const env = { DATABASE_URL: db.url, LOCK_STORE: 'postgres', DATABASE_POOL_SIZE: '20' };
+    const bare = await forkServer(path.join(__dirname, 'lib', 'bare-server.js'), [], 'bare');
+    cleanups.push(() => bare.close());
+    // One at a time: both migrate the same database at start.
+    const a = await startParley(model.dir, env);
+    cleanups.push(() => a.close());
+    const b = await startParley(model.dir, env);
+    cleanups.push(() => b.close());
+    const p1 = await forkServer(PROXY, [a.url], 'proxy over A');
+    cleanups.push(() => p1.close());
+    const p2 = await forkServer(PROXY, [a.url, b.url], 'proxy over A and B');
+    cleanups.push(() => p2.close());
+    for (const url of [a.url, b.url, p2.url, p2.url]) {
+      const sample = await request('POST', `${url}/webhooks/rest/webhook`, {
+        sender: `bench-sample-${Math.random()}`,
+        message: 'hello there',
+      });
+      check(sample.json[0]?.text === 'Hi there! How is your day going?', `${url} greets`);
+    }
+
+    const n = bench.connections;
+    const loadBefore = loadAverage({ warn: true });
+    const ra = await cannon(
+      `(a) bare Nest GET /ping, ${n} connections`,
+      { connections: n, url: `${bare.url}/ping` },
+      bench,
+      bare.pid,
+    );
+    const rb = await turns(`(b) one instance, direct, ${n} conversations`, a.url, n, bench, a.pid);
+    const rc = await turns(`(c) one instance behind the proxy`, p1.url, n, bench, a.pid);
+    const rd = await turns(`(d) two instances behind the proxy`, p2.url, n, bench);
+    const loadAfter = loadAverage();
+    for (const r of [ra, rb, rc, rd]) {
+      check(r.non2xx === 0 && r.errors === 0, `${r.name}: all responses 200`);
+      if (r !== ra) check(r.responsesWithoutBotMessage === 0, `${r.name}: every turn answered`);
+      r.ratioToBare = round(r.reqPerSec / ra.reqPerSec, 3);
+      console.log(
+        `${r.name}: ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (${(r.ratioToBare * 100).toFixed(1)} % of bare)`,
+      );
+    }
+    const verdict = {
+      twoToOneBehindProxy: round(rd.reqPerSec / rc.reqPerSec, 3),
+      twoToOneDirect: round(rd.reqPerSec / rb.reqPerSec, 3),
+      p99TwoMs: rd.p99Ms,
+    };
+    verdict.ratioPass = verdict.twoToOneBehindProxy >= 0.9;
+    verdict.p99Pass = verdict.p99TwoMs <= 50;
+    console.log(
+      `two instances / one (both behind the proxy): ${verdict.twoToOneBehindProxy} (${verdict.ratioPass ? 'PASS' : 'FAIL'} ≥ 0.9); ` +
+        `/ one direct: ${verdict.twoToOneDirect}; p99 two instances ${verdict.p99TwoMs} ms (${verdict.p99Pass ? 'PASS' : 'FAIL'} ≤ 50 ms)`,
+    );
+    console.log(
+      `load average (1/5/15 min): before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')} on ${os.cpus().length} CPUs`,
+    );
+    writeResults(RESULTS, {
+      date: new Date().toISOString(),
+      ...machine(),
+      database: db.kind,
+      options: bench,
+      results: { a: ra, b: rb, c: rc, d: rd },
+      verdict,
+      load: { before: loadBefore, after: loadAfter },
+    });
+  } finally {
+    await cleanups.run();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,109 @@
+import { Agent, createServer, request, type IncomingMessage, type Server } from 'node:http';
+
+/** A load balancer for tests: HTTP requests to `url` go to the targets in turn. */
+export interface RoundRobinProxy {
+  readonly url: string;
+  /** Requests forwarded per target (same order as the targets). */
+  readonly forwarded: number[];
+  /** Whether each target is taking requests (false once it failed, until its health check passes). */
+  readonly up: boolean[];
+  close(): Promise<void>;
+}
+
+/**
+ * A tiny round-robin HTTP proxy on 127.0.0.1 (what nginx or HAProxy do in front of replicas).
+ * Like HAProxy's `retries` + `redispatch`, a request whose target refuses the connection (a
+ * stopped replica) goes to the next target; a reset or any other failure once the request may
+ * have reached the target answers 503, so the client never takes a lost request for an
+ * answered one. A target that failed takes no requests until `healthPath` answers 200 again
+ * (checked every `checkMs`).
+ */
+export async function startRoundRobinProxy(
+  targets: readonly string[],
+  { healthPath = '/health/ready', checkMs = 500 } = {},
+): Promise<RoundRobinProxy> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const forwarded = targets.map(() => 0);
+  const up = targets.map(() => true);
+  let next = 0;
+  const pick = (): number => {
+    for (let i = 0; i < targets.length; i++) {
+      const index = next++ % targets.length;
+      if (up[index]) return index;
+    }
+    return next++ % targets.length;
+  };
+  const checks = setInterval(() => {
+    targets.forEach((target, index) => {
+      if (up[index]) return;
+      void fetch(new URL(healthPath, target))
+        .then((res) => (up[index] = res.status === 200))
+        .catch(() => undefined);
+    });
+  }, checkMs);
+
+  const forward = (
+    req: IncomingMessage,
+    body: Buffer,
+    attempt: number,
+    reply: (status: number, headers: IncomingMessage['headers'], res?: IncomingMessage) => void,
+  ): void => {
+    const index = pick();
+    const target = new URL(targets[index] ?? '');
+    const out = request(
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target.host, 'content-length': String(body.length) },
+      },
+      (res) => {
+        forwarded[index] = (forwarded[index] ?? 0) + 1;
+        reply(res.statusCode ?? 502, res.headers, res);
+      },
+    );
+    out.on('error', (e: NodeJS.ErrnoException) => {
+      up[index] = false;
+      // A reset may come after the request reached the target: only refused ones are retried.
+      if (e.code === 'ECONNREFUSED' && attempt < targets.length) {
+        forward(req, body, attempt + 1, reply);
+      } else {
+        reply(503, {});
+      }
+    });
+    out.end(body);
+  };
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      forward(req, Buffer.concat(chunks), 1, (status, headers, upstream) => {
+        if (upstream === undefined) {
+          res.writeHead(status, { 'content-type': 'text/plain' }).end('no target answered');
+          return;
+        }
+        res.writeHead(status, headers);
+        upstream.pipe(res);
+        upstream.on('error', () => res.destroy());
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    forwarded,
+    up,
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(checks);
+        agent.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
