@@ -3,6 +3,7 @@ import { AuthModule } from 'src/modules/auth';
 import { ChannelsModule } from 'src/modules/channels';
 import { ConversationsModule } from 'src/modules/conversations';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql';
+import { EventBrokerModule } from 'src/modules/event-broker';
 import { ModelHttpModule } from 'src/modules/model';
 import { ServerInfoModule } from 'src/modules/server-info';
 import { VoiceGatewayModule } from 'src/modules/voice-gateway';
@@ -32,6 +33,7 @@ export class AppModule {
         ModelHttpModule.forRoot(config),
         ConversationsGraphqlModule,
         VoiceGatewayModule.forRoot(config),
+        EventBrokerModule,
       ],
     };
   }

@@ -150,9 +150,7 @@ export class EventOutbox {
   }
 
   async backlog(): Promise<OutboxBacklog> {
-    const { rows } = await this.pool.query<{ turns: number; events: number; age: number }>(
-      BACKLOG,
-    );
+    const { rows } = await this.pool.query<{ turns: number; events: number; age: number }>(BACKLOG);
     const row = rows[0];
     return {
       turns: row?.turns ?? 0,

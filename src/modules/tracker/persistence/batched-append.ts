@@ -77,7 +77,6 @@ export function batchedAppend(withOutbox: boolean): string {
   SELECT id, generation, last_seq FROM done`;
 }
 
-
 /** The parameters of BATCHED_APPEND for a batch (conversation ids must be distinct). */
 export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] {
   const ids: string[] = [];
