@@ -67,8 +67,9 @@ export async function consumeQueue(queue: string, exchange?: string): Promise<Qu
       const deadline = Date.now() + timeoutMs;
       while (messages.length < n) {
         const left = deadline - Date.now();
-        if (left <= 0)
+        if (left <= 0) {
           throw new Error(`expected ${n} messages on ${queue}, got ${messages.length}`);
+        }
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, Math.min(left, 200));
           waiters.push(() => {

@@ -78,7 +78,9 @@ class Reader {
     if (v === undefined || v === null || v === '') return fallback;
     const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : Number.NaN;
     if (!Number.isFinite(n) || n < min || n > max) {
-      return this.fail(`'${key}' must be a number from ${min} to ${max} (got ${String(v)})`);
+      return this.fail(
+        `'${key}' must be a number from ${min} to ${max} (got ${JSON.stringify(v)})`,
+      );
     }
     return n;
   }

@@ -7,5 +7,8 @@ describeTrackerStoreContract(PostgresTrackerStore.name, async () => {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL missing');
   const dataSource = await new DataSource(buildTypeOrmOptions(url, 4)).initialize();
-  return { store: new PostgresTrackerStore(dataSource, new EventOutbox(dataSource)), dispose: () => dataSource.destroy() };
+  return {
+    store: new PostgresTrackerStore(dataSource, new EventOutbox(dataSource)),
+    dispose: () => dataSource.destroy(),
+  };
 });

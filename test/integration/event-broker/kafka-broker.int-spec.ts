@@ -9,7 +9,13 @@ import { seqsByConversation, uniqueName } from 'test/utils/rabbitmq';
 import { DataSource } from 'typeorm';
 
 const quiet = { info: () => undefined, warn: () => undefined };
-const fast = { batchTurns: 50, pollMs: 100, initialBackoffMs: 50, maxBackoffMs: 400 };
+const fast = {
+  batchTurns: 50,
+  pollMs: 100,
+  initialBackoffMs: 50,
+  maxBackoffMs: 400,
+  coalesceMs: 0,
+};
 const REAL_KAFKA = process.env.KAFKA_URL;
 
 function kafkaConfig(url: string, extra: Record<string, unknown> = {}): KafkaBrokerConfig {
@@ -51,7 +57,7 @@ async function recordsOf(fake: FakeKafka | null, topic: string, n: number): Prom
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`got ${out.length} of ${n} records`)), 30_000);
     void consumer.run({
-      eachMessage: async ({ partition, message }) => {
+      eachMessage: ({ partition, message }) => {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(v);
         out.push({
@@ -66,6 +72,7 @@ async function recordsOf(fake: FakeKafka | null, topic: string, n: number): Prom
           clearTimeout(timer);
           resolve();
         }
+        return Promise.resolve();
       },
     });
   });
@@ -139,7 +146,7 @@ describe(`event outbox relayed to Kafka (${REAL_KAFKA ? 'KAFKA_URL' : 'contract 
     cleanups.push(
       () => broker.close(),
       () => relay.stop(),
-      async () => delete process.env.RASA_ENVIRONMENT,
+      () => Promise.resolve(delete process.env.RASA_ENVIRONMENT),
     );
     relay.start();
     const id = uniqueName('k-nokey');

@@ -21,7 +21,13 @@ import {
 import { DataSource } from 'typeorm';
 
 const quiet = { info: () => undefined, warn: () => undefined };
-const fast = { batchTurns: 50, pollMs: 100, initialBackoffMs: 50, maxBackoffMs: 400 };
+const fast = {
+  batchTurns: 50,
+  pollMs: 100,
+  initialBackoffMs: 50,
+  maxBackoffMs: 400,
+  coalesceMs: 0,
+};
 
 function pikaConfig(url: string, exchange: string, queue: string): PikaBrokerConfig {
   return {
@@ -147,7 +153,7 @@ describe('event outbox relayed to RabbitMQ (pika)', () => {
     const relay = new OutboxRelay(outbox, broker, quiet, fast);
     cleanups.push(
       () => relay.stop(),
-      async () => delete process.env.RASA_ENVIRONMENT,
+      () => Promise.resolve(delete process.env.RASA_ENVIRONMENT),
     );
     relay.start();
     const conversations = [uniqueName('a'), uniqueName('b'), uniqueName('c')];

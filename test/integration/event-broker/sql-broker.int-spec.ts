@@ -52,6 +52,7 @@ describe('event outbox relayed to an SQL events table', () => {
       pollMs: 100,
       initialBackoffMs: 50,
       maxBackoffMs: 400,
+      coalesceMs: 0,
     });
     relay.start();
     const id = uniqueName('sql');

@@ -1,4 +1,4 @@
-import { type BrokerMessage } from '../wire';
+import { type BrokerMessage } from 'src/modules/event-broker/wire';
 
 /** Extra headers of a publication (`parley export`: `rasa-export-process-id`). */
 export type PublishHeaders = Readonly<Record<string, string>>;

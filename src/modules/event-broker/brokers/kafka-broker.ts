@@ -2,7 +2,7 @@ import { Kafka, logLevel, type Producer, type SASLOptions } from 'kafkajs';
 import { readFileSync } from 'node:fs';
 import { type ConnectionOptions } from 'node:tls';
 import { type KafkaBrokerConfig } from 'src/modules/engine';
-import { rasaEnvironment, type BrokerMessage } from '../wire';
+import { rasaEnvironment, type BrokerMessage } from 'src/modules/event-broker/wire';
 import { EventBroker, type PublishHeaders } from './event-broker';
 
 /**

@@ -1,6 +1,6 @@
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { type PikaBrokerConfig } from 'src/modules/engine';
-import { rasaEnvironment, type BrokerMessage } from '../wire';
+import { rasaEnvironment, type BrokerMessage } from 'src/modules/event-broker/wire';
 import { EventBroker, type PublishHeaders } from './event-broker';
 
 /** How long a publication may wait for the broker's confirms before it counts as failed. */

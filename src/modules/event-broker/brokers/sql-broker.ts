@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { type SqlBrokerConfig } from 'src/modules/engine';
-import { type BrokerMessage } from '../wire';
+import { type BrokerMessage } from 'src/modules/event-broker/wire';
 import { EventBroker } from './event-broker';
 
 /**

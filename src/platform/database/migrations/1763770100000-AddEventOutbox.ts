@@ -21,7 +21,9 @@ export class AddEventOutbox1763770100000 implements MigrationInterface {
         last_seq int NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query('CREATE INDEX event_outbox_conversation_idx ON event_outbox (conversation_id, id)');
+    await q.query(
+      'CREATE INDEX event_outbox_conversation_idx ON event_outbox (conversation_id, id)',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
