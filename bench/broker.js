@@ -102,6 +102,7 @@ function percentile(sorted, p) {
 
 async function restTurns(url, label, conversations, turns) {
   const latencies = [];
+  let retries = 0;
   const senders = Array.from({ length: conversations }, (_, c) => `${label}-${c}-${Date.now()}`);
   const started = process.hrtime.bigint();
   await Promise.all(
@@ -109,10 +110,17 @@ async function restTurns(url, label, conversations, turns) {
       for (let i = 0; i < turns; i++) {
         const [text, expected] = TURNS[i % TURNS.length];
         const t0 = process.hrtime.bigint();
-        const res = await fetch(`${url}/webhooks/rest/webhook`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ sender, message: text }),
+        const send = () =>
+          fetch(`${url}/webhooks/rest/webhook`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ sender, message: text }),
+          });
+        // A keep-alive socket the server closed as it was reused: sent again once, counted.
+        const res = await send().catch((error) => {
+          if (error?.cause?.code !== 'UND_ERR_SOCKET') throw error;
+          retries++;
+          return send();
         });
         const reply = (await res.json())[0]?.text;
         latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
@@ -127,6 +135,7 @@ async function restTurns(url, label, conversations, turns) {
     turnsPerSec: round(latencies.length / seconds, 1),
     p50Ms: round(percentile(latencies, 50)),
     p99Ms: round(percentile(latencies, 99)),
+    retries,
   };
 }
 
