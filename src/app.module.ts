@@ -3,6 +3,7 @@ import { AuthModule } from 'src/modules/auth';
 import { ChannelsModule } from 'src/modules/channels';
 import { ConversationsModule } from 'src/modules/conversations';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql';
+import { EventBrokerModule } from 'src/modules/event-broker';
 import { ModelHttpModule } from 'src/modules/model';
 import { RateLimitModule } from 'src/modules/rate-limit';
 import { ServerInfoModule } from 'src/modules/server-info';
@@ -36,6 +37,7 @@ export class AppModule {
         ModelHttpModule.forRoot(config),
         ConversationsGraphqlModule,
         VoiceGatewayModule.forRoot(config),
+        EventBrokerModule,
       ],
     };
   }

@@ -9,6 +9,7 @@ import { runOptionsToEnv, type RunOptions } from './cli-env';
 // that `train`, `test` and `shell` do not need.
 import { type DataValidateOptions } from './data.command';
 import { type ShellOptions, type TestCoreOptions } from './dialogue.command';
+import { type ExportOptions } from './export.command';
 import { type ShellNluOptions } from './shell.command';
 import { type TestE2eOptions } from './test-e2e.command';
 import { type TestNluOptions } from './test.command';
@@ -21,6 +22,15 @@ const EXIT_USAGE = 2;
 function augmentationFactor(value: string): number {
   if (!/^\s*-?\d+\s*$/.test(value)) throw new InvalidArgumentError('must be an integer.');
   return Number.parseInt(value, 10);
+}
+
+/** `--minimum-timestamp` / `--maximum-timestamp`: a Unix time in seconds (a float, as Rasa). */
+function timestamp(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) {
+    throw new InvalidArgumentError('must be a Unix timestamp in seconds.');
+  }
+  return n;
 }
 
 /** `--max-history`: a positive integer, as Rasa's `rasa data validate` requires. */
@@ -278,6 +288,44 @@ export function buildCli(): Command {
         process.stdout.write(`Reports written to ${opts.out ?? 'results'}\n`);
       },
     );
+  program
+    .command('export')
+    .description(
+      "Publish stored conversations to the endpoints.yml event_broker (Rasa's `rasa export`)",
+    )
+    .option('--endpoints <file>', 'endpoints.yml with the event_broker (default endpoints.yml)')
+    .addOption(
+      new Option(
+        '--minimum-timestamp <seconds>',
+        'only events with a timestamp at or after this Unix time',
+      ).argParser(timestamp),
+    )
+    .addOption(
+      new Option(
+        '--maximum-timestamp <seconds>',
+        'only events with a timestamp before this Unix time',
+      ).argParser(timestamp),
+    )
+    .option('--conversation-ids <ids>', 'comma-separated conversation ids (default: all)')
+    .addHelpText(
+      'after',
+      '\nReads conversations from DATABASE_URL (unset: the embedded PostgreSQL of PARLEY_DATA_DIR).\n' +
+        'Messages carry the same event_id as the live relay (dedupe downstream); RabbitMQ messages\n' +
+        'also carry the header rasa-export-process-id.\n',
+    )
+    .action(async (opts: ExportOptions) => {
+      const { exportConversations, ExportError } = await import('./export.command.js');
+      try {
+        const result = await exportConversations(opts);
+        process.stdout.write(
+          `Done! Published ${result.events} events of ${result.conversations} conversations to the event broker (export process id ${result.processId}).\n`,
+        );
+      } catch (e) {
+        if (!(e instanceof ExportError)) throw e;
+        process.stderr.write(`parley export: ${e.message}\n`);
+        process.exitCode = 1;
+      }
+    });
   program
     .command('shell')
     .description('Talk to the assistant in the terminal; `shell nlu` parses messages only')

@@ -378,7 +378,6 @@ describe('real Rasa 3.x project shapes', () => {
       [
         'tracker_store:\n  type: redis\n  url: localhost',
         'lock_store:\n  type: redis\n  url: localhost',
-        'event_broker:\n  type: pika\n  url: localhost',
       ].join('\n') + '\n',
     );
     const server = await startCliServer(['--enable-api', '--endpoints', endpoints], {
@@ -394,6 +393,5 @@ describe('real Rasa 3.x project shapes', () => {
     const output = server.output();
     expect(output).toContain('tracker_store (type redis) is not used');
     expect(output).toContain('lock_store (type redis) is not used');
-    expect(output).toContain('event_broker (type pika) is not used');
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import {
   type NlgEndpointConfig,
 } from 'src/core';
 import { parse } from 'yaml';
+import { eventBrokerOf, type EventBrokerConfig } from './event-broker-config';
 
 /** What the dialogue takes from endpoints.yml. */
 export interface DialogueEndpoints {
@@ -164,11 +165,6 @@ function storeWarnings(
       );
     }
   }
-  if (data.event_broker !== undefined && data.event_broker !== null) {
-    warnings.push(
-      `${file}: ${typed('event_broker')} is not used: Parley publishes no events to a broker (read them from GET /conversations/<id>/tracker)`,
-    );
-  }
   return warnings;
 }
 
@@ -188,4 +184,9 @@ export async function readDialogueEndpoints(
   const nlg = nlgOf(file, data, timeoutMs, warnings);
   const action = actionEndpointOf(file, data, version, timeoutMs, actionOptions);
   return { action, nlg, warnings };
+}
+
+/** The `event_broker` entry of an endpoints.yml (null: none); throws on a malformed one. */
+export async function readEventBroker(file: string): Promise<EventBrokerConfig | null> {
+  return eventBrokerOf(file, (await readYaml(file)).event_broker);
 }

@@ -1,3 +1,11 @@
 // The composition root's public surface: other modules import from here only.
-export { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
+export { readDialogueEndpoints, readEventBroker, type DialogueEndpoints } from './endpoints';
 export { EngineModule } from './engine.module';
+export {
+  SUPPORTED_BROKERS,
+  eventBrokerOf,
+  type EventBrokerConfig,
+  type KafkaBrokerConfig,
+  type PikaBrokerConfig,
+  type SqlBrokerConfig,
+} from './event-broker-config';

@@ -11,6 +11,12 @@ export {
   type EventWindow,
   type WindowEvent,
 } from './conversation-query';
+export {
+  EventOutbox,
+  type ExportFilter,
+  type OutboxBacklog,
+  type OutboxEvent,
+} from './event-outbox';
 export { PostgresConversationQuery } from './postgres-conversation-query';
 export { PostgresLockStore } from './postgres-lock-store';
 export { PostgresTrackerStore } from './postgres-tracker-store';

@@ -10,9 +10,11 @@ import {
 } from 'src/core';
 import { isDatabaseUnavailable } from 'src/platform/database/database-errors';
 import { DataSource, type EntityManager } from 'typeorm';
+import { EventOutbox } from './event-outbox';
 import {
   AppendBatcher,
   BATCHED_APPEND,
+  batchedAppend,
   batchedAppendParams,
   type PendingAppend,
 } from './persistence/batched-append';
@@ -36,7 +38,16 @@ const SESSION_START = (oldLastSeq: string): string =>
   `CASE WHEN $5::int >= 0 THEN ${oldLastSeq} + $5::int + 1 ELSE c.session_start_seq END`;
 
 /** Upsert: creates the conversation or moves its end; serialises writers at the row lock. */
-const UPSERT_APPEND = `
+const UPSERT_APPEND = upsertAppend(false);
+
+/** UPSERT_APPEND, optionally with the turn's event_outbox row (event broker configured). */
+function upsertAppend(withOutbox: boolean): string {
+  const outbox = withOutbox
+    ? `, outbox AS (
+    INSERT INTO event_outbox (conversation_id, first_seq, last_seq)
+    SELECT $1, up.last_seq - $4::int + 1, up.last_seq FROM up)`
+    : '';
+  return `
   WITH up AS (
     INSERT INTO conversation AS c (id, started_at, latest_event_time, last_seq, session_start_seq, assistant_id)
     VALUES ($1, $2, $3, $4, CASE WHEN $5::int >= 0 THEN $5::int + 1 END, $11)
@@ -47,8 +58,12 @@ const UPSERT_APPEND = `
       assistant_id = COALESCE(c.assistant_id, EXCLUDED.assistant_id),
       updated_at = now()
     RETURNING c.generation, c.last_seq
-  ), ins AS (${INSERT_EVENTS})
+  ), ins AS (${INSERT_EVENTS})${outbox}
   SELECT generation, last_seq FROM up`;
+}
+
+const UPSERT_APPEND_OUTBOX = upsertAppend(true);
+const BATCHED_APPEND_OUTBOX = batchedAppend(true);
 
 /** All events (or the latest session) as one JSON array text, with the version read. */
 const READ_EVENTS = (latestSessionOnly: boolean): string => `
@@ -78,7 +93,10 @@ interface VersionRow {
 export class PostgresTrackerStore extends TrackerStore {
   private readonly batcher = new AppendBatcher((batch) => this.writeBatch(batch));
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly outbox: EventOutbox,
+  ) {
     super();
   }
 
@@ -129,11 +147,13 @@ export class PostgresTrackerStore extends TrackerStore {
 
   async append(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {
     if (events.length === 0) return;
+    const outbox = this.outbox.enabled;
     await this.prepared(
-      'parley_upsert_append',
-      UPSERT_APPEND,
+      outbox ? 'parley_upsert_append_outbox' : 'parley_upsert_append',
+      outbox ? UPSERT_APPEND_OUTBOX : UPSERT_APPEND,
       params(conversationId, wireEventRows(events)),
     );
+    if (outbox) this.outbox.written();
   }
 
   appendIfUnchanged(
@@ -166,10 +186,11 @@ export class PostgresTrackerStore extends TrackerStore {
    */
   private async writeBatch(batch: PendingAppend[]): Promise<void> {
     let rows: Array<VersionRow & { id: string }>;
+    const outbox = this.outbox.enabled;
     try {
       rows = await this.prepared(
-        'parley_batched_append',
-        BATCHED_APPEND,
+        outbox ? 'parley_batched_append_outbox' : 'parley_batched_append',
+        outbox ? BATCHED_APPEND_OUTBOX : BATCHED_APPEND,
         batchedAppendParams(batch),
       );
     } catch (error) {
@@ -182,6 +203,7 @@ export class PostgresTrackerStore extends TrackerStore {
       const row = written.get(p.conversationId);
       p.resolve(row ? { generation: row.generation, lastSeq: row.last_seq } : null);
     }
+    if (outbox && rows.length > 0) this.outbox.written();
   }
 
   /** Replaces the events; the conversation's tags stay on it (same transaction). */

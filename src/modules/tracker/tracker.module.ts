@@ -3,6 +3,7 @@ import { InMemoryLockStore, LockStore, TrackerStore } from 'src/core';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { DATABASE_URL } from 'src/platform/database/database.module';
 import { ConversationQuery } from './conversation-query';
+import { EventOutbox } from './event-outbox';
 import { PostgresConversationQuery } from './postgres-conversation-query';
 import { PostgresLockStore } from './postgres-lock-store';
 import { PostgresTrackerStore } from './postgres-tracker-store';
@@ -15,6 +16,7 @@ import { PostgresTrackerStore } from './postgres-tracker-store';
  */
 @Module({
   providers: [
+    EventOutbox,
     { provide: TrackerStore, useClass: PostgresTrackerStore },
     { provide: ConversationQuery, useClass: PostgresConversationQuery },
     {
@@ -30,6 +32,6 @@ import { PostgresTrackerStore } from './postgres-tracker-store';
           : new InMemoryLockStore({ waitTimeoutMs: config.lockStore.lockTimeoutMs }),
     },
   ],
-  exports: [TrackerStore, LockStore, ConversationQuery],
+  exports: [TrackerStore, LockStore, ConversationQuery, EventOutbox],
 })
 export class TrackerModule {}

@@ -1,5 +1,5 @@
 import { encodeWireEvent, type SerializedEvent } from 'src/core';
-import { PostgresTrackerStore } from 'src/modules/tracker';
+import { EventOutbox, PostgresTrackerStore } from 'src/modules/tracker';
 import {
   BATCHED_APPEND,
   batchedAppendParams,
@@ -27,7 +27,7 @@ describe(PostgresTrackerStore.name, () => {
 
   beforeAll(async () => {
     ds = await new DataSource(buildTypeOrmOptions(process.env.DATABASE_URL ?? '', 4)).initialize();
-    store = new PostgresTrackerStore(ds);
+    store = new PostgresTrackerStore(ds, new EventOutbox(ds));
   });
   afterAll(() => ds.destroy());
 

@@ -10,6 +10,12 @@ export interface PendingAppend {
   reject(error: unknown): void;
 }
 
+/** The outbox rows of BATCHED_APPEND: one per conversation written, its appended range. */
+const OUTBOX_ROWS = `, outbox AS (
+    INSERT INTO event_outbox (conversation_id, first_seq, last_seq)
+    SELECT done.id, done.last_seq - v.n + 1, done.last_seq FROM done JOIN v ON v.id = done.id
+  )`;
+
 /**
  * Conditional appends of many conversations in ONE statement: conversations that must not
  * exist yet are inserted (ON CONFLICT DO NOTHING), the others are moved on only where their
@@ -21,7 +27,15 @@ export interface PendingAppend {
  * function) and, with thousands of conversations, hash-joins it against a scan of the whole
  * conversation table, for every batch: half of PostgreSQL's time per turn in the dialogue bench.
  */
-export const BATCHED_APPEND = `
+export const BATCHED_APPEND = batchedAppend(false);
+
+/**
+ * BATCHED_APPEND, optionally also writing one `event_outbox` row per appended turn (the
+ * conversation and its new `seq` range) in the same statement, hence the same transaction as
+ * the events: the event broker's relay publishes exactly what was committed.
+ */
+export function batchedAppend(withOutbox: boolean): string {
+  return `
   WITH v AS (
     SELECT x.id, x.gen::uuid, x.seq::int, x.n::int, x.first_ts::float8, x.last_ts::float8,
       x.ss::int, x.aid, x.k
@@ -59,8 +73,9 @@ export const BATCHED_APPEND = `
       AS x(k, o, t, ts, i, a, d)
     JOIN v ON v.k = x.k::int
     JOIN done ON done.id = v.id
-  )
+  )${withOutbox ? OUTBOX_ROWS : ''}
   SELECT id, generation, last_seq FROM done`;
+}
 
 /** The parameters of BATCHED_APPEND for a batch (conversation ids must be distinct). */
 export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] {
