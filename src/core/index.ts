@@ -240,6 +240,7 @@ export {
   type OutputChannelFactory,
 } from 'src/core/runtime/output-channel-directory';
 export { OutputDelivery } from 'src/core/runtime/output-delivery';
+export { parseForModelRoute, type ModelParseAnswer } from 'src/core/runtime/model-parse';
 export { parseText, type ParseData } from 'src/core/runtime/parse-text';
 export { ReminderScheduler, type DueReminder } from 'src/core/runtime/reminder-scheduler';
 export {

@@ -126,6 +126,33 @@ describe('Export of a flows conversation', () => {
     expect(failed.status).toBe(1);
   }, 240_000);
 
+  it('answers POST /model/parse with commands as Rasa Pro: none from the generators, a payload its own', async () => {
+    const parsed = (
+      await request(t.url).post('/model/parse').send({ text: 'my bike needs fixing' }).expect(200)
+    ).body as Record<string, unknown>;
+    expect(parsed).toMatchObject({ intent: { name: 'book_repair' }, commands: [] });
+    expect(parsed).not.toHaveProperty('flows_in_prompt');
+    const payload = (
+      await request(t.url)
+        .post('/model/parse')
+        .send({ text: '/SetSlots(bike_type=city)' })
+        .expect(200)
+    ).body as Record<string, unknown>;
+    expect(payload).toEqual({
+      text: '/SetSlots(bike_type=city)',
+      intent: { name: null, confidence: 0 },
+      entities: [],
+      commands: [
+        {
+          command: 'set slot',
+          name: 'bike_type',
+          value: 'city',
+          extractor: 'CommandPayloadReader',
+        },
+      ],
+    });
+  });
+
   it('gives no steps for an unknown conversation', async () => {
     const res = await request(t.url)
       .get(`/conversations/${uniqueId('nobody')}/test_case?format=json`)
