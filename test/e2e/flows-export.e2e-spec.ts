@@ -153,6 +153,49 @@ describe('Export of a flows conversation', () => {
     });
   });
 
+  it('runs Rasa Pro assertions with parley test e2e: passing, failing, LLM-judged ones skipped', () => {
+    const cases = (flowStarted: string) =>
+      [
+        'test_cases:',
+        '  - test_case: repair with assertions',
+        '    assertion_order_enabled: true',
+        '    steps:',
+        '      - user: "my bike needs fixing"',
+        '        assertions:',
+        `          - flow_started: ${flowStarted}`,
+        '          - bot_uttered: { utter_name: utter_ask_bike_type, text_matches: "road, city or mountain" }',
+        '      - user: "it is a city bike"',
+        '        assertions:',
+        '          - slot_was_set: [{ name: bike_type, value: city }]',
+        '          - slot_was_not_set: [{ name: weekday }]',
+        '          - bot_did_not_utter: { utter_name: utter_ask_bike_type }',
+        '      - user: "friday works"',
+        '      - user: "no"',
+        '        assertions:',
+        '          - action_executed: utter_repair_not_booked',
+        '          - flow_completed: { flow_id: book_repair }',
+        '          - generative_response_is_relevant: { threshold: 0.8 }',
+        '',
+      ].join('\n');
+    const file = join(t.dir, 'assertions.yml');
+    writeFileSync(file, cases('book_repair'));
+    const passed = cli(['test', 'e2e', file, '--model', join(t.dir, 'models')], {}, 120_000);
+    expect(passed.stdout).toContain('0 failed, 1 passed');
+    expect(passed.stderr).toContain(
+      "'generative_response_is_relevant' (line 19) needs an LLM judge",
+    );
+    expect(passed.status).toBe(0);
+
+    writeFileSync(file, cases('opening_hours'));
+    const failed = cli(['test', 'e2e', file, '--model', join(t.dir, 'models')], {}, 120_000);
+    expect(failed.stdout).toContain(`Mismatch starting at ${file}:7:`);
+    expect(failed.stdout).toContain(
+      "Assertion type 'flow_started' failed with this error message: Flow with id 'opening_hours' did not start.",
+    );
+    expect(failed.stdout).toContain('1 failed, 0 passed');
+    expect(failed.status).toBe(1);
+  }, 240_000);
+
   it('gives no steps for an unknown conversation', async () => {
     const res = await request(t.url)
       .get(`/conversations/${uniqueId('nobody')}/test_case?format=json`)
