@@ -235,12 +235,12 @@ export {
   type TrackerState,
   type TurnAnswer,
 } from 'src/core/runtime/conversation-runtime';
+export { parseForModelRoute, type ModelParseAnswer } from 'src/core/runtime/model-parse';
 export {
   OutputChannelDirectory,
   type OutputChannelFactory,
 } from 'src/core/runtime/output-channel-directory';
 export { OutputDelivery } from 'src/core/runtime/output-delivery';
-export { parseForModelRoute, type ModelParseAnswer } from 'src/core/runtime/model-parse';
 export { parseText, type ParseData } from 'src/core/runtime/parse-text';
 export { ReminderScheduler, type DueReminder } from 'src/core/runtime/reminder-scheduler';
 export {
