@@ -104,7 +104,7 @@ describe('writeTestCases', () => {
     const [read] = readE2eTestCases(yaml, 'exported.yml').testCases;
     expect(read?.name).toBe('round trip');
     expect(read?.steps.map(({ line: _line, ...s }) => s)).toEqual([
-      { kind: 'user', text: 'say "hi": now', metadata: null },
+      { kind: 'user', text: 'say "hi": now', metadata: null, assertions: [] },
       { kind: 'utter', name: 'utter_greet' },
       { kind: 'bot', text: 'yes' },
       { kind: 'slot_was_set', slot: 'flag', hasValue: true, value: true },
