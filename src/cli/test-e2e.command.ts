@@ -14,6 +14,7 @@ import {
   type LoadedAssistant,
   type RuntimeLog,
 } from 'src/core';
+import { assertionEventsOf, type AssertionEvent } from 'src/core/testing/e2e-assertions';
 import {
   e2eEventsOf,
   evaluateE2eTestCase,
@@ -196,12 +197,15 @@ class E2eRunner {
       outputChannel: null,
     });
     let cursor = 0;
+    let latestRaw: Record<string, unknown>[] = [];
     const next = async (): Promise<E2eActualEvent[]> => {
       const events = await this.events(id);
       const fresh = events.slice(cursor);
       cursor = events.length;
+      latestRaw = fresh;
       return e2eEventsOf(fresh);
     };
+    const assertionTurns = new Map<number, AssertionEvent[]>();
     const before = await next();
     const turns = new Map<number, E2eActualEvent[]>();
     const caseMetadata = testCase.metadata ? suite.metadata.get(testCase.metadata)?.values : null;
@@ -244,8 +248,17 @@ class E2eRunner {
         );
       }
       turns.set(i, await next());
+      // The turn's events after the user message itself, as Rasa's assertions see them.
+      assertionTurns.set(
+        i,
+        assertionEventsOf(latestRaw).filter((e, j) => j > 0 || e.type !== 'user'),
+      );
     }
-    return evaluateE2eTestCase(testCase, { before, turns, stepsRun });
+    const result = evaluateE2eTestCase(testCase, { before, turns, stepsRun, assertionTurns });
+    for (const reason of result.skipped ?? []) {
+      this.warn(`warning: test case '${testCase.name}': assertion ${reason}`);
+    }
+    return result;
   }
 
   private async events(id: string): Promise<Record<string, unknown>[]> {

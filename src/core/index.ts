@@ -143,6 +143,11 @@ export {
 } from 'src/core/session/session-start';
 export { formatMessage } from 'src/core/story/message-annotation';
 export { writeTestStories } from 'src/core/story/story-writer';
+export {
+  conversationAsTestCase,
+  writeTestCases,
+  type TestCaseJson,
+} from 'src/core/story/test-case-writer';
 export { FixedClock } from 'src/core/testing/fixed-clock';
 export { InMemoryTrackerStore } from 'src/core/testing/in-memory-tracker-store';
 export { appliedEvents } from 'src/core/tracker/applied-events';
@@ -221,6 +226,7 @@ export {
   type OutputChannelName,
   type ReplaceEventsCommand,
   type StoryQuery,
+  type TestCaseQuery,
   type TrackerQuery,
   type TriggerIntentCommand,
 } from 'src/core/runtime/commands';
@@ -238,6 +244,7 @@ export {
   type TrackerState,
   type TurnAnswer,
 } from 'src/core/runtime/conversation-runtime';
+export { parseForModelRoute, type ModelParseAnswer } from 'src/core/runtime/model-parse';
 export {
   OutputChannelDirectory,
   type OutputChannelFactory,

@@ -97,7 +97,8 @@ export const DIALOGUE_STACK_UPDATED_KIND = defineEvent<DialogueStackUpdated>({
   apply: (e, state) => {
     state.stack = stackAfter(state.stack, e);
   },
-  // No `story`: Rasa Pro writes stack updates into stories, OSS 3.x does not.
+  // Rasa Pro's story writer writes each update as a `stack:` step holding the parsed patch.
+  story: (e) => ({ stack: JSON.parse(e.update) as unknown }),
   example: {
     event: 'stack',
     timestamp: 1700000000.5,

@@ -182,6 +182,9 @@ export const USER_UTTERED_KIND = defineEvent<UserUttered>({
     const intent = intentNameOf(e);
     if (intent && !useText) step.intent = fullRetrievalIntentNameOf(e) ?? intent;
     if (e.text) step.user = story.userText(e.text, turn?.entities ?? e.entities);
+    // Rasa Pro writes the commands of a CALM turn under the user step.
+    const commands = e.parseData.commands;
+    if (Array.isArray(commands) && commands.length > 0) step.commands = commands;
     return Object.keys(step).length > 0 ? step : null;
   },
   storeColumn: 'intent',

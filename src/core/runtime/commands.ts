@@ -72,3 +72,10 @@ export interface StoryQuery {
   readonly until: number | null;
   readonly allSessions: boolean;
 }
+
+/** `GET /conversations/{id}/test_case`: the conversation as an end-to-end test case. */
+export interface TestCaseQuery {
+  readonly conversationId: string;
+  /** Only events up to this time (`until`); null: all. */
+  readonly until: number | null;
+}

@@ -21,6 +21,7 @@ import { type StoreVersion, type TrackerStore } from 'src/core/ports/tracker-sto
 import { DialogueProcessor } from 'src/core/processor/dialogue-processor';
 import { needsSessionStart, startSession } from 'src/core/session/session-start';
 import { writeTestStories } from 'src/core/story/story-writer';
+import { conversationAsTestCase, type TestCaseJson } from 'src/core/story/test-case-writer';
 import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import { EventVerbosity } from 'src/core/tracker/event-verbosity';
 import { splitSessions } from 'src/core/tracker/sessions';
@@ -32,6 +33,7 @@ import {
   type OutputChannelName,
   type ReplaceEventsCommand,
   type StoryQuery,
+  type TestCaseQuery,
   type TrackerQuery,
   type TriggerIntentCommand,
 } from './commands';
@@ -438,6 +440,23 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       if (sessions.length === 0) sessions = [[]];
     }
     return writeTestStories(id, sessions);
+  }
+
+  /**
+   * `GET /conversations/{id}/test_case`: the latest session as one end-to-end test case named
+   * after the conversation (no steps for an unknown conversation).
+   */
+  async testCase(query: TestCaseQuery): Promise<TestCaseJson> {
+    const assistant = this.assistants.require();
+    const id = query.conversationId;
+    const stored = await this.store.retrieve(id, { latestSessionOnly: true });
+    let tracker = DialogueStateTracker.fromEvents(
+      id,
+      this.deserialize(stored ?? []),
+      assistant.domain,
+    );
+    if (query.until !== null) tracker = tracker.travelBackInTime(query.until);
+    return conversationAsTestCase(tracker, id);
   }
 
   /** Whether the conversation has stored events. */

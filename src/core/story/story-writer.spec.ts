@@ -160,6 +160,67 @@ describe('writeTestStories', () => {
   });
 });
 
+describe('writeTestStories: CALM turns (Rasa Pro)', () => {
+  it('writes commands under the user step and stack updates as steps; flow events and flow_hashes stay out', () => {
+    const frame = {
+      frame_id: 'F1',
+      flow_id: 'book',
+      step_id: 'START',
+      frame_type: 'regular',
+      type: 'flow',
+    };
+    const events = [
+      ...sessionStart(),
+      ev({
+        event: 'user',
+        text: 'fix my bike',
+        parse_data: {
+          intent: { name: 'book_repair', confidence: 0.9 },
+          entities: [],
+          commands: [{ command: 'start flow', flow: 'book' }],
+        },
+      }),
+      ev({ event: 'slot', name: 'flow_hashes', value: { book: 'abc' } }),
+      ev({ event: 'stack', update: JSON.stringify([{ op: 'add', path: '/0', value: frame }]) }),
+      ev({ event: 'flow_started', flow_id: 'book' }),
+      ev({ event: 'stack', update: '[{"op": "replace", "path": "/0/step_id", "value": "ask"}]' }),
+      action('utter_ask_bike'),
+      ev({ event: 'bot', text: 'Which bike?', metadata: { utter_action: 'utter_ask_bike' } }),
+      ev({ event: 'flow_completed', flow_id: 'book', step_id: 'ask' }),
+      action('action_listen'),
+    ];
+    expect(writeTestStories('c', [events])).toBe(
+      [
+        'version: "3.1"',
+        'stories:',
+        '- story: c',
+        '  steps:',
+        '  - intent: book_repair',
+        '    user: |-',
+        '      fix my bike',
+        '    commands:',
+        '    - command: start flow',
+        '      flow: book',
+        '  - stack:',
+        '    - op: add',
+        '      path: /0',
+        '      value:',
+        '        frame_id: F1',
+        '        flow_id: book',
+        '        step_id: START',
+        '        frame_type: regular',
+        '        type: flow',
+        '  - stack:',
+        '    - op: replace',
+        '      path: /0/step_id',
+        '      value: ask',
+        '  - action: utter_ask_bike',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
 describe('formatMessage', () => {
   it('uses the long form when the value differs from the text and groups shared spans', () => {
     expect(

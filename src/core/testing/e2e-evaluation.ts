@@ -1,3 +1,4 @@
+import { runAssertions, transcriptOf, type AssertionEvent } from './e2e-assertions';
 import { type E2eStep, type E2eTestCase } from './e2e-test-cases';
 
 /** Rasa's placeholders in a diff when the bot said nothing / set no such slot. */
@@ -19,6 +20,8 @@ export interface E2eRun {
   readonly turns: ReadonlyMap<number, readonly E2eActualEvent[]>;
   /** How many steps were run (fail-fast stops a test case at its first failing step). */
   readonly stepsRun: number;
+  /** For the user steps run, the events of their turn as `assertions:` see them. */
+  readonly assertionTurns?: ReadonlyMap<number, readonly AssertionEvent[]>;
 }
 
 export interface E2eTestResult {
@@ -28,6 +31,8 @@ export interface E2eTestResult {
   readonly errorLine: number | undefined;
   /** Expected against actual, Rasa's way: `  ` same, `- ` actual, `+ ` expected. */
   readonly difference: string[];
+  /** Assertions not checked, with the reason (LLM-judged ones). */
+  readonly skipped?: string[];
 }
 
 /** Only the wire events an e2e test looks at (user, bot, slot), in order. */
@@ -85,14 +90,48 @@ export function findE2eFailures(
 /** Whether a test case passed, and Rasa's diff of the conversation up to the last failing step. */
 export function evaluateE2eTestCase(testCase: E2eTestCase, run: E2eRun): E2eTestResult {
   const failures = findE2eFailures(testCase.steps, run);
-  if (failures.length === 0) {
-    return { testCase, passed: true, errorLine: undefined, difference: [] };
-  }
+  if (failures.length === 0) return evaluateAssertions(testCase, run);
   return {
     testCase,
     passed: false,
     errorLine: testCase.steps[failures[0]!]?.line,
     difference: diffOf(testCase.steps, run, new Set(failures)),
+  };
+}
+
+/**
+ * The `assertions:` of the user steps run, in order, each against the events of its turn; the
+ * first failing one fails the test case (its diff: the error and what happened in the turn).
+ */
+function evaluateAssertions(testCase: E2eTestCase, run: E2eRun): E2eTestResult {
+  const skipped: string[] = [];
+  for (let i = 0; i < Math.min(run.stepsRun, testCase.steps.length); i++) {
+    const step = testCase.steps[i] as E2eStep;
+    if (step.kind !== 'user' || step.assertions.length === 0) continue;
+    const turn = run.assertionTurns?.get(i);
+    if (turn === undefined) continue;
+    const outcome = runAssertions(step.assertions, turn, testCase.assertionOrderEnabled, sameValue);
+    skipped.push(...outcome.skipped);
+    if (outcome.failure !== null) {
+      return {
+        testCase,
+        passed: false,
+        errorLine: outcome.failure.line,
+        difference: [
+          `Assertion type '${outcome.failure.assertion.kind}' failed with this error message: ${outcome.failure.message}`,
+          'Actual events transcript:',
+          ...transcriptOf(turn).map((l) => `  ${l}`),
+        ],
+        ...(skipped.length > 0 ? { skipped } : {}),
+      };
+    }
+  }
+  return {
+    testCase,
+    passed: true,
+    errorLine: undefined,
+    difference: [],
+    ...(skipped.length > 0 ? { skipped } : {}),
   };
 }
 
@@ -115,7 +154,7 @@ function matches(step: E2eStep, event: E2eActualEvent): boolean {
 }
 
 /** Equality of JSON values (YAML's `1` and a slot's `1.0` are the same number). */
-function sameValue(a: unknown, b: unknown): boolean {
+export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || a === undefined || b === undefined) {
     return (a ?? null) === (b ?? null);

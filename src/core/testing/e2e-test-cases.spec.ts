@@ -64,7 +64,7 @@ describe('readE2eTestCases', () => {
       metadata: 'web',
     });
     expect(t?.steps).toEqual([
-      { kind: 'user', text: 'hi', metadata: 'web', line: 15 },
+      { kind: 'user', text: 'hi', metadata: 'web', assertions: [], line: 15 },
       { kind: 'bot', text: 'Hello!', line: 17 },
       { kind: 'utter', name: 'utter_greet', line: 18 },
       { kind: 'slot_was_set', slot: 'membership', hasValue: false, value: undefined, line: 20 },
@@ -89,7 +89,7 @@ describe('readE2eTestCases', () => {
     );
   });
 
-  it('refuses a step with two kinds, unknown keys, assertions and a case without steps', () => {
+  it('refuses a step with two kinds, unknown keys, bad assertions and a case without steps', () => {
     const base = 'test_cases:\n  - test_case: t\n    steps:\n';
     expect(
       problem(() => readE2eTestCases(`${base}      - user: hi\n        bot: x\n`, 'f')),
@@ -98,8 +98,24 @@ describe('readE2eTestCases', () => {
       problem(() => readE2eTestCases(`${base}      - bot: x\n        metadata: m\n`, 'f')),
     ).toBe("f:5: test case 't': unknown key 'metadata' in a bot step");
     expect(
-      problem(() => readE2eTestCases(`${base}      - user: hi\n        assertions: []\n`, 'f')),
-    ).toMatch(/^f:4: test case 't': `assertions` steps are not supported/);
+      problem(() =>
+        readE2eTestCases(
+          `${base}      - user: hi\n        assertions:\n          - flow_ended: x\n`,
+          'f',
+        ),
+      ),
+    ).toBe("f:6: test case 't': invalid assertion type 'flow_ended'");
+    expect(
+      problem(() =>
+        readE2eTestCases(
+          `${base}      - user: hi\n        assertions:\n          - bot_uttered: {}\n`,
+          'f',
+        ),
+      ),
+    ).toMatch(/^f:6: test case 't': a 'bot_uttered' assertion is empty/);
+    expect(
+      problem(() => readE2eTestCases(`${base}      - bot: x\n        assertions: []\n`, 'f')),
+    ).toBe("f:5: test case 't': unknown key 'assertions' in a bot step");
     expect(problem(() => readE2eTestCases('test_cases:\n  - test_case: t\n', 'f'))).toBe(
       "f:2: test case 't': no `steps:`",
     );

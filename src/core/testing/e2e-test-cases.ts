@@ -9,6 +9,7 @@ import {
   type YamlSource,
 } from 'src/core/training-data/yaml-source';
 import { isMap, isScalar, isSeq } from 'yaml';
+import { readAssertions, type E2eAssertion } from './e2e-assertions';
 
 /**
  * Rasa Pro's end-to-end test cases (`rasa test e2e`): YAML files with a `test_cases:` list, and
@@ -50,6 +51,8 @@ export type E2eStep =
       readonly text: string;
       /** Name of a top-level `metadata:` entry sent with this message. */
       readonly metadata: string | null;
+      /** Rasa Pro's `assertions:` on the events of this turn (none when absent). */
+      readonly assertions: readonly E2eAssertion[];
       readonly line: number | undefined;
     }
   | { readonly kind: 'bot'; readonly text: string; readonly line: number | undefined }
@@ -71,6 +74,8 @@ export interface E2eTestCase {
   readonly fixtures: readonly string[];
   /** Name of the metadata sent with every user message of the test case. */
   readonly metadata: string | null;
+  /** `assertion_order_enabled`: each assertion must match after the previous one's event. */
+  readonly assertionOrderEnabled: boolean;
   readonly steps: readonly E2eStep[];
 }
 
@@ -250,6 +255,7 @@ function readTestCase(source: YamlSource, raw: unknown): E2eTestCase {
   const inCase = (problem: string): string => `test case '${name}': ${problem}`;
   let fixtures: string[] = [];
   let metadata: string | null = null;
+  let assertionOrderEnabled = false;
   let steps: E2eStep[] | null = null;
   for (const e of entries) {
     const value = deref(source, e.value);
@@ -266,6 +272,12 @@ function readTestCase(source: YamlSource, raw: unknown): E2eTestCase {
         if (isScalar(value) && value.value === null) break;
         metadata = readName(source, value, inCase('metadata name'), e.keyLine);
         break;
+      case 'assertion_order_enabled':
+        if (!(isScalar(value) && (typeof value.value === 'boolean' || value.value === null))) {
+          yamlError(source, e.keyLine, inCase('`assertion_order_enabled` must be true or false'));
+        }
+        assertionOrderEnabled = value.value === true;
+        break;
       case 'steps':
         steps = [];
         for (const step of seqItems(source, value, inCase('`steps`'), e.keyLine)) {
@@ -277,7 +289,7 @@ function readTestCase(source: YamlSource, raw: unknown): E2eTestCase {
     }
   }
   if (steps === null) yamlError(source, line, inCase('no `steps:`'));
-  return { name, file: source.file, line, fixtures, metadata, steps };
+  return { name, file: source.file, line, fixtures, metadata, assertionOrderEnabled, steps };
 }
 
 const STEP_KEYS = ['user', 'bot', 'utter', 'slot_was_set', 'slot_was_not_set'] as const;
@@ -288,13 +300,6 @@ function readStep(source: YamlSource, raw: unknown, testCase: string): E2eStep[]
   const line = lineOf(source, raw);
   const entries = entriesOf(source, raw);
   const kinds = entries.filter((e) => (STEP_KEYS as readonly string[]).includes(e.key));
-  if (entries.some((e) => e.key === 'assertions' || e.key === 'assertion_order_enabled')) {
-    yamlError(
-      source,
-      line,
-      inCase('`assertions` steps are not supported; use bot, utter and slot steps'),
-    );
-  }
   if (kinds.length !== 1) {
     yamlError(
       source,
@@ -309,7 +314,7 @@ function readStep(source: YamlSource, raw: unknown, testCase: string): E2eStep[]
   const kind = kinds[0]!;
   for (const e of entries) {
     if (e.key === kind.key) continue;
-    if (e.key === 'metadata' && kind.key === 'user') continue;
+    if ((e.key === 'metadata' || e.key === 'assertions') && kind.key === 'user') continue;
     yamlError(source, e.keyLine, inCase(`unknown key '${e.key}' in a ${kind.key} step`));
   }
   switch (kind.key) {
@@ -321,7 +326,11 @@ function readStep(source: YamlSource, raw: unknown, testCase: string): E2eStep[]
         meta && !(isScalar(metaValue) && metaValue.value === null)
           ? readName(source, meta.value, inCase('metadata name'), meta.keyLine)
           : null;
-      return [{ kind: 'user', text, metadata, line }];
+      const assertionsEntry = entries.find((e) => e.key === 'assertions');
+      const assertions = assertionsEntry
+        ? readAssertions(source, assertionsEntry.value, assertionsEntry.keyLine ?? line, inCase)
+        : [];
+      return [{ kind: 'user', text, metadata, assertions, line }];
     }
     case 'bot':
       return [

@@ -296,6 +296,14 @@ function readStep(
   if ('metadata' in data && Object.keys(data).length === 1) {
     return { kind: 'or', alternatives: [[]] };
   }
+  if ('stack' in data) {
+    // Rasa Pro's stories of CALM conversations hold the dialogue stack's updates (JSON
+    // patches); they change no prediction a story checks, so they are read and left out.
+    if (!Array.isArray(data.stack)) {
+      yamlError(source, line, `${owner}: 'stack' must be a list of JSON-patch operations`);
+    }
+    return { kind: 'or', alternatives: [[]] };
+  }
   return yamlError(
     source,
     line,

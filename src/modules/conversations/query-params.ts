@@ -30,3 +30,16 @@ export function verbosityParam(value: unknown): EventVerbosity {
   return parsed;
 }
 import { DialogueError, EventVerbosity, parseEventVerbosity } from 'src/core';
+
+/** `format` of `GET /conversations/{id}/test_case`: `yaml` (default) or `json`, any case; else 400. */
+export function testCaseFormatParam(value: unknown): 'yaml' | 'json' {
+  if (value === undefined) return 'yaml';
+  const v = String(Array.isArray(value) ? (value as unknown[])[value.length - 1] : value);
+  const format = v.toLowerCase();
+  if (format === 'yaml' || format === 'json') return format;
+  throw new DialogueError(
+    'REQUEST.INVALID_PARAMETER',
+    "Invalid parameter value for 'format'. Should be one of yaml, json",
+    { parameter: 'format', in: 'query' },
+  );
+}

@@ -12,7 +12,12 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ConversationRuntime, type TrackerState } from 'src/core';
+import {
+  ConversationRuntime,
+  type TestCaseJson,
+  type TrackerState,
+  writeTestCases,
+} from 'src/core';
 import { IdempotentIngress } from 'src/modules/idempotency';
 import { ModelLoadedGuard } from 'src/modules/model';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
@@ -23,7 +28,7 @@ import {
   type ConversationParams,
   replaceEventsCommand,
 } from './commands';
-import { boolParam, floatParam, verbosityParam } from './query-params';
+import { boolParam, floatParam, testCaseFormatParam, verbosityParam } from './query-params';
 
 /** Rasa's tracker routes. Auth runs first (global guard). */
 @Controller('conversations')
@@ -101,6 +106,27 @@ export class TrackerController {
     });
     res.type('text/plain; charset=utf-8');
     return story;
+  }
+
+  /**
+   * Parley's export of the conversation as a Rasa Pro end-to-end test case (the inspector's
+   * E2E tab, with slots): YAML for `parley test e2e`, or `?format=json` for the same data.
+   */
+  @Get('*conversationId/test_case')
+  async getTestCase(
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @Query('until') until: unknown,
+    @Query('format') format: unknown,
+  ): Promise<string | { test_cases: TestCaseJson[] }> {
+    const as = testCaseFormatParam(format);
+    const testCase = await this.runtime.testCase({
+      conversationId: validConversationIdOf(req),
+      until: floatParam(until),
+    });
+    if (as === 'json') return { test_cases: [testCase] };
+    res.type('text/yaml; charset=utf-8');
+    return writeTestCases([testCase]);
   }
 
   /** Idempotent by `Idempotency-Key` or the body's `message_id` (see IdempotentIngress). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DialogueError, parseText, requireUserText } from 'src/core';
+import { DialogueError, parseForModelRoute, requireUserText } from 'src/core';
 import { ServedModel } from 'src/modules/model/served-model';
 import { emulate, type EmulationMode, emulationModeParam } from './emulators';
 
@@ -8,10 +8,13 @@ import { emulate, type EmulationMode, emulationModeParam } from './emulators';
 export class ModelService {
   constructor(private readonly assistants: ServedModel) {}
 
-  /** `POST /model/parse`: NLU results only; nothing is stored, no action runs. */
+  /**
+   * `POST /model/parse`: NLU results only; nothing is stored, no action runs. A CALM assistant
+   * answers `commands` as Rasa Pro does (no command generator runs; see parseForModelRoute).
+   */
   parse(command: ParseCommand): unknown {
     const assistant = this.assistants.require();
-    return emulate(command.emulationMode, parseText(assistant.nlu, command.text));
+    return emulate(command.emulationMode, parseForModelRoute(assistant, command.text));
   }
 }
 
