@@ -3,6 +3,7 @@ import { AddConversationGeneration1763769700000 } from './1763769700000-AddConve
 import { AddConversationAssistantAndTags1763769800000 } from './1763769800000-AddConversationAssistantAndTags';
 import { AddConversationCounts1763769900000 } from './1763769900000-AddConversationCounts';
 import { LeanConversationEvents1763770000000 } from './1763770000000-LeanConversationEvents';
+import { CreateReminders1763770100000 } from './1763770100000-CreateReminders';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   AddConversationAssistantAndTags1763769800000,
   AddConversationCounts1763769900000,
   LeanConversationEvents1763770000000,
+  CreateReminders1763770100000,
 ];
