@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { type DueReminder, ReminderPoller, type ReminderRecord, type RuntimeLog } from 'src/core';
-import { PostgresReminderStore } from 'src/modules/reminders';
+import { PostgresReminderStore, ReminderMetrics } from 'src/modules/reminders';
+import { metricsRegistry } from 'src/platform/metrics/registry';
 import { uniqueId } from 'test/utils/create-test-app';
 
 const url = (): string => {
@@ -263,5 +264,25 @@ describe(PostgresReminderStore.name, () => {
     expect(await one.store.dueCount(Date.now())).toBe(base + 1);
     await one.store.cancel(`${prefix}-a`, { name: 'r' });
     await one.store.cancel(`${prefix}-b`, { name: 'r' });
+  });
+
+  it('reports the reminders due and not fired yet as the parley_reminders_due gauge', async () => {
+    const prefix = uniqueId('gauge');
+    const one = start();
+    const metrics = new ReminderMetrics(one.store);
+    const gauge = async (): Promise<number> => {
+      await metrics.measure();
+      const metric = metricsRegistry.getSingleMetric('parley_reminders_due');
+      return (await metric!.get()).values[0]!.value;
+    };
+    const base = await gauge();
+    await one.store.schedule(reminder(`${prefix}-a`, 'r', Date.now() - 1_000));
+    await one.store.schedule(reminder(`${prefix}-b`, 'r', Date.now() - 1_000));
+    await one.store.schedule(reminder(`${prefix}-c`, 'r', Date.now() + 60_000));
+    expect(await gauge()).toBe(base + 2);
+    one.poller.start();
+    await until(async () => (await rowsOf(prefix)).length === 1);
+    expect(await gauge()).toBe(base);
+    await one.store.cancel(`${prefix}-c`, { name: 'r' });
   });
 });
