@@ -5,6 +5,7 @@ import {
   reminderCancelled,
   reminderScheduled,
   ReminderScheduler,
+  type ReminderRecord,
   type RuntimeLog,
 } from 'src/core';
 
@@ -32,13 +33,9 @@ function turn(events: DialogueEvent[], effects = true, conversationId = 'c1'): C
   };
 }
 
-function stored(store: InMemoryReminderStore): Promise<Record<string, unknown>[]> {
-  return Promise.resolve(
-    store
-      .list()
-      .map((r) => ({ ...r }) as Record<string, unknown>)
-      .sort((a, b) => String(a.name).localeCompare(String(b.name))),
-  );
+/** The stored reminders, by name. */
+function stored(store: InMemoryReminderStore): Promise<ReminderRecord[]> {
+  return Promise.resolve(store.list().sort((a, b) => a.name.localeCompare(b.name)));
 }
 
 describe(ReminderScheduler.name, () => {
