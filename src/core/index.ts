@@ -229,13 +229,13 @@ export {
   type TrackerState,
   type TurnAnswer,
 } from 'src/core/runtime/conversation-runtime';
+export { InMemoryReminderStore } from 'src/core/runtime/in-memory-reminder-store';
 export {
   OutputChannelDirectory,
   type OutputChannelFactory,
 } from 'src/core/runtime/output-channel-directory';
 export { OutputDelivery } from 'src/core/runtime/output-delivery';
 export { parseText, type ParseData } from 'src/core/runtime/parse-text';
-export { InMemoryReminderStore } from 'src/core/runtime/in-memory-reminder-store';
 export {
   DEFAULT_POLLER_OPTIONS,
   ReminderPoller,

@@ -1,10 +1,10 @@
 import {
-  type CommittedTurn,
-  type DialogueEvent,
   InMemoryReminderStore,
   reminderCancelled,
   reminderScheduled,
   ReminderScheduler,
+  type CommittedTurn,
+  type DialogueEvent,
   type ReminderRecord,
   type RuntimeLog,
 } from 'src/core';
