@@ -214,4 +214,21 @@ describe(ReminderPoller.name, () => {
     p.wake(at);
     expect(await fired).toBe('intent_a');
   });
+
+  it('logs a failing sweep once per outage', async () => {
+    const store = new InMemoryReminderStore();
+    const t = clock();
+    const log = quietLog();
+    let down = true;
+    const claimDue = store.claimDue.bind(store);
+    store.claimDue = (...args) => (down ? Promise.reject(new Error('db down')) : claimDue(...args));
+    const p = track(poller(store, () => Promise.resolve(), t.now, { log }));
+    await p.sweep();
+    await p.sweep();
+    down = false;
+    await p.sweep();
+    down = true;
+    await p.sweep();
+    expect(log.errors).toEqual(['reminder sweep failed', 'reminder sweep failed']);
+  });
 });

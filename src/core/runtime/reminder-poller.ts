@@ -49,6 +49,8 @@ export class ReminderPoller {
   private queued: Promise<void> | null = null;
   /** Claims stopped at maxInFlight: sweep again when a fire ends. */
   private full = false;
+  /** The last sweep failed (its error is logged once). */
+  private failing = false;
   private stopped = true;
 
   constructor(
@@ -128,11 +130,16 @@ export class ReminderPoller {
         if (this.full) return;
         const limit = Math.min(this.options.batchSize, room);
         const claimed = await this.store.claimDue(this.now(), limit, this.options.leaseMs);
+        this.failing = false;
         for (const reminder of claimed) this.launch(reminder);
         if (claimed.length < limit) return;
       }
     } catch (error) {
-      this.log.error('reminder sweep failed', { error: (error as Error).message });
+      // Once per outage (a sweep runs several times a second), again after a sweep succeeded.
+      if (!this.failing) {
+        this.log.error('reminder sweep failed', { error: (error as Error).message });
+      }
+      this.failing = true;
     }
   }
 
