@@ -244,6 +244,7 @@ export {
   type TrackerState,
   type TurnAnswer,
 } from 'src/core/runtime/conversation-runtime';
+export { InMemoryReminderStore } from 'src/core/runtime/in-memory-reminder-store';
 export { parseForModelRoute, type ModelParseAnswer } from 'src/core/runtime/model-parse';
 export {
   OutputChannelDirectory,
@@ -251,7 +252,24 @@ export {
 } from 'src/core/runtime/output-channel-directory';
 export { OutputDelivery } from 'src/core/runtime/output-delivery';
 export { parseText, type ParseData } from 'src/core/runtime/parse-text';
-export { ReminderScheduler, type DueReminder } from 'src/core/runtime/reminder-scheduler';
+export {
+  DEFAULT_POLLER_OPTIONS,
+  ReminderPoller,
+  type ReminderPollerOptions,
+} from 'src/core/runtime/reminder-poller';
+export {
+  ReminderScheduler,
+  entityList,
+  type DueReminder,
+} from 'src/core/runtime/reminder-scheduler';
+export {
+  ReminderStore,
+  cancels,
+  entitiesKey,
+  type ClaimedReminder,
+  type ReminderMatch,
+  type ReminderRecord,
+} from 'src/core/runtime/reminder-store';
 export {
   MEMORY_PER_JSON_CHAR,
   SessionCache,

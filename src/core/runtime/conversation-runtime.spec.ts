@@ -7,11 +7,14 @@ import {
   EventVerbosity,
   FixedClock,
   InMemoryLockStore,
+  InMemoryReminderStore,
   InMemoryTrackerStore,
   type JsonObject,
   type LoadedAssistant,
   OutputChannelDirectory,
   OutputDelivery,
+  ReminderPoller,
+  ReminderScheduler,
   type RuntimeLog,
   TurnListener,
 } from 'src/core';
@@ -249,5 +252,47 @@ describe('ConversationRuntime', () => {
     await append(b.runtime, 'c6', [{ event: 'slot', name: 'x', value: 2 }]);
     const state = await a.runtime.trackerState('c6', EventVerbosity.ALL);
     expect((state.slots as JsonObject).x).toBe(2);
+  });
+
+  it('fires a stored reminder through the poller once, unless a user message came after it (kill_on_user_msg)', async () => {
+    const reminders = new InMemoryReminderStore();
+    const scheduler = new ReminderScheduler(reminders, quietLog());
+    const { runtime, store } = setup({ listeners: [scheduler] });
+    const poller = new ReminderPoller(reminders, (due) => runtime.fireReminder(due), quietLog(), {
+      sweepMs: 3_600_000,
+    });
+    const at = '2023-11-14T22:14:00+00:00';
+    for (const [conversation, kill] of [
+      ['killed', true],
+      ['kept', false],
+    ] as const) {
+      await append(
+        runtime,
+        conversation,
+        [{ event: 'reminder', intent: 'greet', date_time: at, name: 'r', kill_on_user_msg: kill }],
+        true,
+      );
+      const output = new CollectingOutputChannel('any');
+      await runtime.handleMessage({
+        senderId: conversation,
+        text: '/goodbye',
+        inputChannel: 'any',
+        output,
+        metadata: null,
+      });
+    }
+    // Not executed as a side effect: not stored.
+    await append(runtime, 'ignored', [{ event: 'reminder', intent: 'greet', date_time: at }]);
+    expect(reminders.size).toBe(2);
+    poller.start();
+    await poller.sweep();
+    await poller.stop();
+    expect(reminders.size).toBe(0);
+    const intents = async (id: string): Promise<unknown[]> =>
+      ((await store.retrieve(id)) ?? [])
+        .filter((e) => e.event === 'user')
+        .map((e) => (e.parse_data as { intent: { name: string } }).intent.name);
+    expect(await intents('killed')).toEqual(['goodbye']);
+    expect(await intents('kept')).toEqual(['goodbye', 'greet']);
   });
 });

@@ -1,4 +1,11 @@
-import { Inject, Logger, Module, OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
 import {
   AssistantSource,
   Clock,
@@ -8,12 +15,15 @@ import {
   MessageHandler,
   OutputChannelDirectory,
   OutputDelivery,
+  ReminderPoller,
   ReminderScheduler,
+  ReminderStore,
   SystemClock,
   TrackerStore,
   type RuntimeLog,
 } from 'src/core';
 import { ModelModule } from 'src/modules/model';
+import { RemindersModule } from 'src/modules/reminders';
 import { TrackerModule } from 'src/modules/tracker';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { PARLEY_VERSION } from 'src/platform/config/version';
@@ -22,22 +32,64 @@ import { actionServerMetrics } from './action-server-metrics';
 import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
 
 /**
+ * Runs this instance's ReminderPoller while the application runs: it starts once every module
+ * is ready, and stops (waiting for the reminders being fired) before the database closes.
+ */
+@Injectable()
+export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(@Inject(ReminderPoller) private readonly poller: ReminderPoller) {}
+
+  onApplicationBootstrap(): void {
+    this.poller.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.poller.stop();
+  }
+}
+
+/**
  * The composition root: builds the one ConversationRuntime of the process from the ports —
  * the tracker store and lock store (TrackerModule), the served model (ModelModule's
  * AssistantSource), the
  * output channel directory, the clock — and its turn listeners (output delivery, reminders),
+ * and this instance's ReminderPoller over the shared ReminderStore (RemindersModule),
  * with the action server and NLG server of endpoints.yml. Every route and channel that changes
  * a conversation gets the runtime (or its MessageHandler / ConversationReader face) from here.
  */
 @Module({
-  imports: [TrackerModule, ModelModule],
+  imports: [TrackerModule, ModelModule, RemindersModule],
   providers: [
     { provide: Clock, useClass: SystemClock },
     { provide: OutputChannelDirectory, useValue: new OutputChannelDirectory() },
     {
       provide: ReminderScheduler,
-      useFactory: () => new ReminderScheduler(runtimeLog('Reminders')),
+      inject: [ReminderStore],
+      useFactory: (store: ReminderStore) => new ReminderScheduler(store, runtimeLog('Reminders')),
     },
+    {
+      provide: ReminderPoller,
+      inject: [ReminderStore, ReminderScheduler, ConversationRuntime, AssistantSource, APP_CONFIG],
+      useFactory: (
+        store: ReminderStore,
+        scheduler: ReminderScheduler,
+        runtime: ConversationRuntime,
+        assistants: AssistantSource,
+        config: AppConfig,
+      ): ReminderPoller => {
+        const poller = new ReminderPoller(
+          store,
+          (due) => runtime.fireReminder(due),
+          runtimeLog('Reminders'),
+          { sweepMs: config.reminders.pollMs, leaseMs: config.reminders.leaseMs },
+          // Reminders that survived a restart wait for the model instead of firing into none.
+          () => assistants.current() !== null,
+        );
+        scheduler.onScheduled((at) => poller.wake(at));
+        return poller;
+      },
+    },
+    ReminderPolling,
     {
       provide: ConversationRuntime,
       inject: [
@@ -77,7 +129,6 @@ import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
             nlg: endpoints.nlg,
           },
         });
-        reminders.onDue((due) => runtime.fireReminder(due));
         return runtime;
       },
     },
@@ -86,13 +137,7 @@ import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
   ],
   exports: [ConversationRuntime, MessageHandler, ConversationReader, OutputChannelDirectory],
 })
-export class EngineModule implements OnModuleDestroy {
-  constructor(@Inject(ReminderScheduler) private readonly reminders: ReminderScheduler) {}
-
-  onModuleDestroy(): void {
-    this.reminders.close();
-  }
-}
+export class EngineModule {}
 
 /** The runtime's log on the application's structured logger. */
 function runtimeLog(context: string): RuntimeLog {

@@ -31,6 +31,11 @@ export interface AppConfig {
     readonly type: 'memory' | 'postgres';
     readonly lockTimeoutMs: number;
   };
+  /** Reminders: period of the due-reminder sweep, and how long a claim holds (then re-claimed). */
+  readonly reminders: {
+    readonly pollMs: number;
+    readonly leaseMs: number;
+  };
   readonly files: {
     readonly credentials: string | null;
     readonly endpoints: string | null;

@@ -75,6 +75,10 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
       type: (schema.LOCK_STORE ?? 'memory') as 'memory' | 'postgres',
       lockTimeoutMs: schema.LOCK_TIMEOUT_MS ?? 60_000,
     },
+    reminders: {
+      pollMs: schema.REMINDER_POLL_MS ?? 250,
+      leaseMs: schema.REMINDER_LEASE_MS ?? 300_000,
+    },
     files: {
       credentials: schema.PARLEY_CREDENTIALS ?? null,
       endpoints: schema.PARLEY_ENDPOINTS ?? null,
@@ -199,6 +203,8 @@ export const ENV_KEYS = [
   'DATABASE_POOL_SIZE',
   'LOCK_STORE',
   'LOCK_TIMEOUT_MS',
+  'REMINDER_POLL_MS',
+  'REMINDER_LEASE_MS',
   'TRACKER_CACHE_SIZE',
   'TRACKER_CACHE_MB',
   'MAX_NUMBER_OF_PREDICTIONS',

@@ -4,6 +4,7 @@ import { AddConversationAssistantAndTags1763769800000 } from './1763769800000-Ad
 import { AddConversationCounts1763769900000 } from './1763769900000-AddConversationCounts';
 import { LeanConversationEvents1763770000000 } from './1763770000000-LeanConversationEvents';
 import { AddEventOutbox1763770100000 } from './1763770100000-AddEventOutbox';
+import { CreateReminders1763770200000 } from './1763770200000-CreateReminders';
 import { CreateIdempotencyKeys1763770500000 } from './1763770500000-CreateIdempotencyKeys';
 
 /** Every migration, in order. New migrations are appended here. */
@@ -14,5 +15,6 @@ export const MIGRATIONS = [
   AddConversationCounts1763769900000,
   LeanConversationEvents1763770000000,
   AddEventOutbox1763770100000,
+  CreateReminders1763770200000,
   CreateIdempotencyKeys1763770500000,
 ];
