@@ -4,6 +4,7 @@ import { ChannelsModule } from 'src/modules/channels';
 import { ConversationsModule } from 'src/modules/conversations';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql';
 import { ModelHttpModule } from 'src/modules/model';
+import { ObservabilityModule } from 'src/modules/observability';
 import { ServerInfoModule } from 'src/modules/server-info';
 import { VoiceGatewayModule } from 'src/modules/voice-gateway';
 import { type AppConfig } from 'src/platform/config/app-config';
@@ -27,6 +28,7 @@ export class AppModule {
         ChannelsModule.forRoot(config),
         AuthModule,
         HealthModule,
+        ObservabilityModule,
         ServerInfoModule.forRoot(config),
         ConversationsModule.forRoot(config),
         ModelHttpModule.forRoot(config),

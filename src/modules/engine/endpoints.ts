@@ -6,6 +6,7 @@ import {
   type ActionEndpointConfig,
   type NlgEndpointConfig,
 } from 'src/core';
+import { tracingSettingsOf, type TracingSettings } from 'src/modules/observability';
 import { parse } from 'yaml';
 
 /** What the dialogue takes from endpoints.yml. */
@@ -13,6 +14,8 @@ export interface DialogueEndpoints {
   readonly action: ActionEndpoint | null;
   /** The `nlg` endpoint (an NLG server); null: the domain's responses. */
   readonly nlg: NlgServer | null;
+  /** The `tracing` entry (Rasa Pro's keys); null: tracing off. */
+  readonly tracing: TracingSettings | null;
   /** Entries Parley reads but does not act on, each with what it does instead. */
   readonly warnings: string[];
 }
@@ -170,7 +173,7 @@ function storeWarnings(
   return warnings;
 }
 
-/** Reads the dialogue's entries of an endpoints.yml: action server, NLG server, store warnings. */
+/** Reads the dialogue's entries of an endpoints.yml: action server, NLG server, tracing, store warnings. */
 export async function readDialogueEndpoints(
   file: string,
   version: string,
@@ -180,5 +183,11 @@ export async function readDialogueEndpoints(
   const data = await readYaml(file);
   const warnings = storeWarnings(file, data, stores);
   const nlg = nlgOf(file, data, timeoutMs, warnings);
-  return { action: actionEndpointOf(file, data, version, timeoutMs), nlg, warnings };
+  let tracing: TracingSettings | null;
+  try {
+    tracing = tracingSettingsOf(file, data.tracing, warnings);
+  } catch (e) {
+    throw new DialogueError('CONFIG.INVALID', (e as Error).message);
+  }
+  return { action: actionEndpointOf(file, data, version, timeoutMs), nlg, tracing, warnings };
 }

@@ -1,4 +1,11 @@
-import { Inject, Logger, Module, OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Logger,
+  Module,
+  OnApplicationShutdown,
+  OnModuleDestroy,
+  OnModuleInit,
+} from '@nestjs/common';
 import {
   AssistantSource,
   Clock,
@@ -6,18 +13,32 @@ import {
   ConversationRuntime,
   LockStore,
   MessageHandler,
+  NoTracing,
   OutputChannelDirectory,
   OutputDelivery,
   ReminderScheduler,
   SystemClock,
+  Tracer,
   TrackerStore,
   type RuntimeLog,
 } from 'src/core';
 import { ModelModule } from 'src/modules/model';
+import {
+  createOtelTracer,
+  instrumentActionServer,
+  instrumentTrackerStore,
+  OtelTracer,
+  PrometheusTurnObserver,
+} from 'src/modules/observability';
 import { TrackerModule } from 'src/modules/tracker';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
+import { ReadinessChecks } from 'src/platform/health/readiness-checks';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
+
+/** endpoints.yml's dialogue entries, read once at start. */
+const DIALOGUE_ENDPOINTS = Symbol('DIALOGUE_ENDPOINTS');
+type EngineEndpoints = Pick<DialogueEndpoints, 'action' | 'nlg' | 'tracing'>;
 
 /**
  * The composition root: builds the one ConversationRuntime of the process from the ports —
@@ -37,6 +58,23 @@ import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
       useFactory: () => new ReminderScheduler(runtimeLog('Reminders')),
     },
     {
+      provide: DIALOGUE_ENDPOINTS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => readEndpoints(config, runtimeLog('Conversations')),
+    },
+    {
+      provide: Tracer,
+      inject: [DIALOGUE_ENDPOINTS],
+      useFactory: (endpoints: EngineEndpoints): Tracer => {
+        if (endpoints.tracing === null) return new NoTracing();
+        new Logger('Tracing').log(
+          { url: endpoints.tracing.url, serviceName: endpoints.tracing.serviceName },
+          'exporting traces (OTLP over HTTP)',
+        );
+        return createOtelTracer(endpoints.tracing);
+      },
+    },
+    {
       provide: ConversationRuntime,
       inject: [
         TrackerStore,
@@ -46,8 +84,10 @@ import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
         OutputChannelDirectory,
         ReminderScheduler,
         APP_CONFIG,
+        DIALOGUE_ENDPOINTS,
+        Tracer,
       ],
-      useFactory: async (
+      useFactory: (
         store: TrackerStore,
         locks: LockStore,
         clock: Clock,
@@ -55,23 +95,27 @@ import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
         outputs: OutputChannelDirectory,
         reminders: ReminderScheduler,
         config: AppConfig,
-      ): Promise<ConversationRuntime> => {
+        endpoints: EngineEndpoints,
+        tracer: Tracer,
+      ): ConversationRuntime => {
         const log = runtimeLog('Conversations');
-        const endpoints = await readEndpoints(config, log);
         const runtime = new ConversationRuntime({
-          store,
+          store: instrumentTrackerStore(store, tracer),
           locks,
           clock,
           assistants,
           outputs,
           listeners: [new OutputDelivery(log), reminders],
           log,
+          tracer,
+          observer: new PrometheusTurnObserver(),
           options: {
             maxPredictions: config.dialogue.maxPredictions,
             maxTextLength: config.http.maxTextLength,
             cacheSize: config.trackerCacheSize,
             cacheBytes: config.trackerCacheBytes,
-            actionEndpoint: endpoints.action,
+            actionEndpoint:
+              endpoints.action === null ? null : instrumentActionServer(endpoints.action, tracer),
             nlg: endpoints.nlg,
           },
         });
@@ -82,15 +126,43 @@ import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
     { provide: MessageHandler, useExisting: ConversationRuntime },
     { provide: ConversationReader, useExisting: ConversationRuntime },
   ],
-  exports: [ConversationRuntime, MessageHandler, ConversationReader, OutputChannelDirectory],
+  exports: [
+    ConversationRuntime,
+    MessageHandler,
+    ConversationReader,
+    OutputChannelDirectory,
+    Tracer,
+  ],
 })
-export class EngineModule implements OnModuleDestroy {
-  constructor(@Inject(ReminderScheduler) private readonly reminders: ReminderScheduler) {}
+export class EngineModule implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
+  constructor(
+    @Inject(ReminderScheduler) private readonly reminders: ReminderScheduler,
+    @Inject(Tracer) private readonly tracer: Tracer,
+    @Inject(LockStore) private readonly locks: LockStore,
+    @Inject(ReadinessChecks) private readonly readiness: ReadinessChecks,
+  ) {}
+
+  /** Readiness: the lock store takes and releases a lock (a round trip to its backend). */
+  onModuleInit(): void {
+    this.readiness.register(
+      'lock_store',
+      () => this.locks.withLock(READINESS_LOCK_ID, () => Promise.resolve()),
+      { critical: true },
+    );
+  }
 
   onModuleDestroy(): void {
     this.reminders.close();
   }
+
+  /** Last: the spans of the final turns are exported before the process exits. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.tracer instanceof OtelTracer) await this.tracer.shutdown();
+  }
 }
+
+/** The conversation id the readiness check locks for an instant. */
+const READINESS_LOCK_ID = 'parley:readiness-probe';
 
 /** The runtime's log on the application's structured logger. */
 function runtimeLog(context: string): RuntimeLog {
@@ -102,12 +174,9 @@ function runtimeLog(context: string): RuntimeLog {
   };
 }
 
-async function readEndpoints(
-  config: AppConfig,
-  log: RuntimeLog,
-): Promise<Pick<DialogueEndpoints, 'action' | 'nlg'>> {
+async function readEndpoints(config: AppConfig, log: RuntimeLog): Promise<EngineEndpoints> {
   const file = config.files.endpoints;
-  if (file === null) return { action: null, nlg: null };
+  if (file === null) return { action: null, nlg: null, tracing: null };
   const endpoints = await readDialogueEndpoints(
     file,
     PARLEY_VERSION,
@@ -121,5 +190,5 @@ async function readEndpoints(
   if (endpoints.nlg !== null) {
     log.info('NLG server configured (responses come from it)', { url: endpoints.nlg.config.url });
   }
-  return { action: endpoints.action, nlg: endpoints.nlg };
+  return { action: endpoints.action, nlg: endpoints.nlg, tracing: endpoints.tracing };
 }
