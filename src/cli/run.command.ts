@@ -3,8 +3,8 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { createParleyApp } from 'src/bootstrap/create-app';
-import { startEmbeddedIdpIfConfigured } from 'src/modules/auth';
 import { gracefulShutdown } from 'src/bootstrap/graceful-shutdown';
+import { startEmbeddedIdpIfConfigured } from 'src/modules/auth';
 import { DEFAULT_OPERATIONS, type AppConfig } from 'src/platform/config/app-config';
 import { checkDatabaseUrl } from 'src/platform/database/database-preflight';
 import {

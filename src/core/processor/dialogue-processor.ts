@@ -21,8 +21,8 @@ import {
   withCommands,
   type CalmSetup,
 } from 'src/core/flows/calm-turn';
-import { type Tracer } from 'src/core/ports/tracer';
 import { type EnsemblePrediction, type PolicyEnsemble } from 'src/core/policies/policy-ensemble';
+import { type Tracer } from 'src/core/ports/tracer';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 
 /** Rasa's `MAX_NUMBER_OF_PREDICTIONS` default. */

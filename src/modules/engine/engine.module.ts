@@ -32,8 +32,8 @@ import {
 } from 'src/modules/observability';
 import { TrackerModule } from 'src/modules/tracker';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
-import { ReadinessChecks } from 'src/platform/health/readiness-checks';
 import { PARLEY_VERSION } from 'src/platform/config/version';
+import { ReadinessChecks } from 'src/platform/health/readiness-checks';
 import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
 
 /** endpoints.yml's dialogue entries, read once at start. */

@@ -3,5 +3,5 @@ export { instrumentActionServer, instrumentTrackerStore } from './instrument';
 export { ObservabilityModule } from './observability.module';
 export { channelLabel, parleyMetrics } from './parley-metrics';
 export { PrometheusTurnObserver } from './prometheus-turn-observer';
-export { createOtelTracer, OtelTracer } from './tracing/otel-tracer';
+export { OtelTracer, createOtelTracer } from './tracing/otel-tracer';
 export { tracingSettingsOf, type TracingSettings } from './tracing/tracing-settings';

@@ -1,6 +1,6 @@
-import { Controller, Get, Header, Inject, Req } from '@nestjs/common';
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import { SkipThrottle } from '@nestjs/throttler';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { AssistantSource, DialogueError } from 'src/core';
 import { Public } from 'src/platform/auth/public.decorator';
@@ -30,10 +30,10 @@ export class MetricsController {
   }
 
   @Get()
-  @Header('Content-Type', metricsRegistry.contentType)
-  @Header('Cache-Control', 'no-store')
-  async scrape(@Req() req: Request): Promise<string> {
+  async scrape(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<string> {
     this.authorize(req.headers.authorization);
+    res.setHeader('Content-Type', metricsRegistry.contentType);
+    res.setHeader('Cache-Control', 'no-store');
     const model = parleyMetrics.modelLoaded();
     model.reset();
     const loaded = this.assistants.current();

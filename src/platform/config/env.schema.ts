@@ -55,7 +55,12 @@ export class EnvSchema {
 
   @IsOptional() @IsString() @MinLength(16) @MaxLength(4096) PARLEY_METRICS_TOKEN?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000) PARLEY_SHUTDOWN_TIMEOUT_MS?: number;
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  PARLEY_SHUTDOWN_TIMEOUT_MS?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(120_000) PARLEY_SHUTDOWN_DELAY_MS?: number;
 

@@ -87,6 +87,7 @@ export const ERROR_MAP: Readonly<Record<ErrorCode, ErrorMapping>> = {
   'HTTP.NOT_ACCEPTABLE': m(406, 'NotAcceptable', 'BAD_REQUEST'),
   'HTTP.TIMEOUT': m(503, 'Timeout', 'SERVICE_UNAVAILABLE'),
   'DATABASE.UNAVAILABLE': m(503, 'ServiceUnavailable', 'SERVICE_UNAVAILABLE'),
+  'HEALTH.NOT_READY': m(503, 'ServiceUnavailable', 'SERVICE_UNAVAILABLE'),
   INTERNAL: m(500, 'InternalServerError', 'INTERNAL_SERVER_ERROR'),
 };
 import { type DialogueErrorCode } from 'src/core';

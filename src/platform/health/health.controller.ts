@@ -1,5 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
-import { SkipThrottle } from '@nestjs/throttler';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import {
   HealthCheck,
   HealthCheckService,
@@ -8,7 +7,9 @@ import {
   type HealthCheckResult,
   type HealthIndicatorResult,
 } from '@nestjs/terminus';
+import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from 'src/platform/auth/public.decorator';
+import { ApiError } from 'src/platform/errors/api-error';
 import { HttpDrain } from 'src/platform/http/http-drain';
 import { ReadinessChecks } from './readiness-checks';
 
@@ -39,9 +40,25 @@ export class HealthController {
     return this.health.check([]);
   }
 
+  /** 200 with every check, or 503 in the failure body with every check's status in `details`. */
   @Get('ready')
   @HealthCheck()
-  ready(): Promise<HealthCheckResult> {
+  async ready(): Promise<HealthCheckResult> {
+    try {
+      return await this.checkReadiness();
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      const result = error.getResponse() as HealthCheckResult;
+      const failing = Object.keys(result.error ?? {});
+      throw new ApiError(
+        'HEALTH.NOT_READY',
+        `Not ready: ${failing.join(', ') || 'a check failed'}.`,
+        result.details,
+      );
+    }
+  }
+
+  private checkReadiness(): Promise<HealthCheckResult> {
     return this.health.check([
       () => {
         const server = this.indicators.check('server');

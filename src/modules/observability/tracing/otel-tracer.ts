@@ -5,8 +5,8 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
-  type Span,
   type Tracer as OtelApiTracer,
+  type Span,
 } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
