@@ -20,7 +20,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
  * the raw path, so the label set stays bounded whatever clients send.
  */
 export function routeTemplateOf(req: Request): string {
-  const route = (req as Request & { route?: { path?: unknown } }).route;
+  const route = (req as unknown as { route?: { path?: unknown } }).route;
   if (route === undefined || typeof route.path !== 'string') return UNMATCHED_ROUTE;
   return `${req.baseUrl ?? ''}${route.path}` || '/';
 }
