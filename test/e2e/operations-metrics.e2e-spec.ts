@@ -14,7 +14,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (m === null || m[1] !== name) continue;
     const found: Record<string, string> = {};
     for (const pair of (m[3] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
-      found[pair[1]] = pair[2];
+      found[pair[1] as string] = pair[2] as string;
     }
     const wanted = Object.entries(labels);
     if (wanted.length !== Object.keys(found).length) continue;

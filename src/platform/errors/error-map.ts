@@ -11,7 +11,7 @@ export type TransportErrorCode =
   | 'INTERNAL';
 
 /** Errors of the server's own dependencies (the database). */
-export type PlatformErrorCode = 'DATABASE.UNAVAILABLE';
+export type PlatformErrorCode = 'DATABASE.UNAVAILABLE' | 'HEALTH.NOT_READY';
 
 export type ErrorCode = DialogueErrorCode | TransportErrorCode | PlatformErrorCode;
 
