@@ -6,6 +6,7 @@ import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql';
 import { EventBrokerModule } from 'src/modules/event-broker';
 import { ModelHttpModule } from 'src/modules/model';
 import { RateLimitModule } from 'src/modules/rate-limit';
+import { ObservabilityModule } from 'src/modules/observability';
 import { ServerInfoModule } from 'src/modules/server-info';
 import { VoiceGatewayModule } from 'src/modules/voice-gateway';
 import { type AppConfig } from 'src/platform/config/app-config';
@@ -32,6 +33,7 @@ export class AppModule {
         // rate limit's client.
         RateLimitModule.forRoot(config),
         HealthModule,
+        ObservabilityModule,
         ServerInfoModule.forRoot(config),
         ConversationsModule.forRoot(config),
         ModelHttpModule.forRoot(config),

@@ -3,8 +3,9 @@ import { type NestExpressApplication } from '@nestjs/platform-express';
 import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { createParleyApp } from 'src/bootstrap/create-app';
+import { gracefulShutdown } from 'src/bootstrap/graceful-shutdown';
 import { startEmbeddedIdpIfConfigured } from 'src/modules/auth';
-import { type AppConfig } from 'src/platform/config/app-config';
+import { DEFAULT_OPERATIONS, type AppConfig } from 'src/platform/config/app-config';
 import { checkDatabaseUrl } from 'src/platform/database/database-preflight';
 import {
   startEmbeddedPostgres,
@@ -47,12 +48,20 @@ export async function runServer(configured: AppConfig): Promise<void> {
   const idp = started.idp;
   let app: NestExpressApplication | null = null;
   let stopping = false;
+  const operations = config.operations ?? DEFAULT_OPERATIONS;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    // Past the budget the process exits anyway (Kubernetes would SIGKILL it a little later).
+    setTimeout(() => {
+      log.error({ timeoutMs: operations.shutdownTimeoutMs }, 'shutdown took too long; exiting');
+      process.exit(1);
+    }, operations.shutdownTimeoutMs).unref();
     try {
-      await app?.close();
+      if (app !== null) await gracefulShutdown(app, operations);
+    } catch (error) {
+      log.error({ error: (error as Error).message }, 'shutdown failed');
     } finally {
       await idp?.stop().catch(() => undefined);
       await embedded?.stop().catch(() => undefined);

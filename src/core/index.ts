@@ -127,6 +127,7 @@ export { Clock, SystemClock } from 'src/core/ports/clock';
 export { LockStore } from 'src/core/ports/lock-store';
 export { MessageHandler } from 'src/core/ports/message-handler';
 export { ModelPersistor, remoteModelKey } from 'src/core/ports/model-persistor';
+export { NoTracing, Tracer, type SpanAttributes, type TraceSpan } from 'src/core/ports/tracer';
 export {
   TrackerStore,
   type RetrieveOptions,
@@ -277,6 +278,7 @@ export {
   type CachedSession,
 } from 'src/core/runtime/session-cache';
 export { TurnListener, type CommittedTurn, type RuntimeLog } from 'src/core/runtime/turn-listener';
+export { TurnObserver, type TurnOutcome, type TurnStart } from 'src/core/runtime/turn-observer';
 export {
   DEFAULT_MAX_TEXT_LENGTH,
   requireUserEventTexts,

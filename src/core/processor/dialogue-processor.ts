@@ -22,6 +22,7 @@ import {
   type CalmSetup,
 } from 'src/core/flows/calm-turn';
 import { type EnsemblePrediction, type PolicyEnsemble } from 'src/core/policies/policy-ensemble';
+import { type Tracer } from 'src/core/ports/tracer';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 
 /** Rasa's `MAX_NUMBER_OF_PREDICTIONS` default. */
@@ -40,6 +41,8 @@ export interface ProcessorOptions {
   readonly random?: () => number;
   /** The flows and command generators of a CALM assistant (Rasa Pro); absent: none. */
   readonly calm?: CalmSetup | null;
+  /** Spans of the prediction and of each action; absent: none. */
+  readonly tracer?: Tracer;
 }
 
 /** A user message ready to be logged (already parsed). */
@@ -185,9 +188,18 @@ export class DialogueProcessor {
 
   /** The ensemble's prediction for the tracker (null without a dialogue model). */
   predict(tracker: DialogueStateTracker): EnsemblePrediction | null {
-    return this.ensemble === null
-      ? null
-      : this.ensemble.predict(tracker, this.domain, this.options.now);
+    const ensemble = this.ensemble;
+    if (ensemble === null) return null;
+    const tracer = this.options.tracer;
+    if (tracer === undefined) return ensemble.predict(tracker, this.domain, this.options.now);
+    return tracer.inSpan('parley.policy.predict', {}, (span) => {
+      const p = ensemble.predict(tracker, this.domain, this.options.now);
+      if (p !== null) {
+        span.setAttribute('parley.action', p.actionName);
+        if (p.policyName !== null) span.setAttribute('parley.policy', p.policyName);
+      }
+      return p;
+    });
   }
 
   /** Predicts and runs actions until `action_listen` (or the circuit breaker trips). */
@@ -273,11 +285,13 @@ export class DialogueProcessor {
         for (const e of prediction.events) temporary.update(e);
       }
       const metadata = prediction.actionMetadata;
-      events = await action.run(
-        metadata
-          ? { ...this.context(temporary, channel), actionMetadata: metadata }
-          : this.context(temporary, channel),
-      );
+      const context = metadata
+        ? { ...this.context(temporary, channel), actionMetadata: metadata }
+        : this.context(temporary, channel);
+      const tracer = this.options.tracer;
+      events = await (tracer === undefined
+        ? action.run(context)
+        : tracer.inSpan('parley.action.run', { 'parley.action': name }, () => action.run(context)));
     } catch (error) {
       if (error instanceof ActionExecutionRejection) {
         this.options.warn?.(error.message, { action: name });

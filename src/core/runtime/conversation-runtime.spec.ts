@@ -16,7 +16,13 @@ import {
   ReminderPoller,
   ReminderScheduler,
   type RuntimeLog,
+  type SpanAttributes,
+  type TraceSpan,
+  Tracer,
   TurnListener,
+  TurnObserver,
+  type TurnOutcome,
+  type TurnStart,
 } from 'src/core';
 
 const DOMAIN = `
@@ -69,7 +75,13 @@ interface Setup {
 }
 
 function setup(
-  options: { store?: InMemoryTrackerStore; listeners?: TurnListener[]; cacheSize?: number } = {},
+  options: {
+    store?: InMemoryTrackerStore;
+    listeners?: TurnListener[];
+    cacheSize?: number;
+    observer?: TurnObserver;
+    tracer?: Tracer;
+  } = {},
 ): Setup {
   const store = options.store ?? new InMemoryTrackerStore();
   const recorder = new Recorder();
@@ -84,6 +96,8 @@ function setup(
     outputs,
     listeners: [new OutputDelivery(log), ...(options.listeners ?? []), recorder],
     log,
+    ...(options.observer ? { observer: options.observer } : {}),
+    ...(options.tracer ? { tracer: options.tracer } : {}),
     options: {
       maxPredictions: 10,
       maxTextLength: 1000,
@@ -111,7 +125,71 @@ const append = (
     outputChannel,
   });
 
+/** Records every turn's channel and outcome. */
+class TurnLog extends TurnObserver {
+  readonly ended: [string, TurnOutcome][] = [];
+  turnStarted(turn: TurnStart): (outcome: TurnOutcome) => void {
+    return (outcome) => this.ended.push([turn.channel, outcome]);
+  }
+}
+
+/** Records span names with the name of the span open around them. */
+class SpanLog extends Tracer {
+  readonly spans: { name: string; parent: string | null }[] = [];
+  private readonly open: string[] = [];
+  inSpan<T>(name: string, _a: SpanAttributes, work: (span: TraceSpan) => T): T {
+    this.spans.push({ name, parent: this.open.at(-1) ?? null });
+    this.open.push(name);
+    const close = (): void => void this.open.splice(this.open.lastIndexOf(name), 1);
+    const result = work(this.startSpan());
+    if (result instanceof Promise) return result.finally(close) as T;
+    close();
+    return result;
+  }
+  startSpan(name?: string): TraceSpan {
+    if (name !== undefined) this.spans.push({ name, parent: this.open.at(-1) ?? null });
+    return { setAttribute: () => undefined, recordError: () => undefined, end: () => undefined };
+  }
+}
+
+class BrokenStore extends InMemoryTrackerStore {
+  override appendIfUnchanged(): never {
+    throw new Error('store down');
+  }
+}
+
 describe('ConversationRuntime', () => {
+  it('tells the observer each turn’s channel and outcome, failed turns included', async () => {
+    const observer = new TurnLog();
+    const { runtime } = setup({ observer });
+    await runtime.handleMessage({
+      senderId: 'o1',
+      text: '/greet',
+      inputChannel: 'rest',
+      output: new CollectingOutputChannel(),
+    });
+    await append(runtime, 'o1', [{ event: 'slot', name: 'x', value: 1 }]);
+    expect(observer.ended).toEqual([
+      ['rest', 'success'],
+      ['api', 'success'],
+    ]);
+
+    const broken = new TurnLog();
+    const failing = setup({ observer: broken, store: new BrokenStore() });
+    await expect(append(failing.runtime, 'o2', [])).rejects.toThrow('store down');
+    expect(broken.ended).toEqual([['api', 'error']]);
+  });
+
+  it('opens the turn span around the lock wait and the work', async () => {
+    const tracer = new SpanLog();
+    const { runtime } = setup({ tracer });
+    await append(runtime, 't1', [{ event: 'slot', name: 'x', value: 1 }]);
+    expect(tracer.spans).toEqual([
+      { name: 'parley.turn', parent: null },
+      { name: 'parley.lock.acquire', parent: 'parley.turn' },
+    ]);
+  });
+
   it('commits a turn to the store and tells the listeners its events and sequence numbers', async () => {
     const { runtime, store, recorder } = setup();
     await append(runtime, 'c1', [{ event: 'slot', name: 'x', value: 1 }]);

@@ -17,6 +17,7 @@ import { parseWithRegex } from 'src/core/interpreter/regex-interpreter';
 import { type Clock } from 'src/core/ports/clock';
 import { type LockStore } from 'src/core/ports/lock-store';
 import { MessageHandler } from 'src/core/ports/message-handler';
+import { NoTracing, type Tracer } from 'src/core/ports/tracer';
 import { type StoreVersion, type TrackerStore } from 'src/core/ports/tracker-store';
 import { DialogueProcessor } from 'src/core/processor/dialogue-processor';
 import { needsSessionStart, startSession } from 'src/core/session/session-start';
@@ -49,6 +50,7 @@ import {
   SessionCache,
 } from './session-cache';
 import { type CommittedTurn, type RuntimeLog, type TurnListener } from './turn-listener';
+import { type TurnObserver } from './turn-observer';
 import { requireUserText } from './user-text';
 
 /** A tracker as the REST API answers it. */
@@ -83,6 +85,10 @@ export interface RuntimeDependencies {
   readonly listeners: readonly TurnListener[];
   readonly log: RuntimeLog;
   readonly options: RuntimeOptions;
+  /** Spans of every turn (lock wait, prediction, actions); default: none. */
+  readonly tracer?: Tracer;
+  /** Told when each turn starts and ends (metrics); default: none. */
+  readonly observer?: TurnObserver;
 }
 
 /** Work on a conversation's latest session: applies its events and returns them. */
@@ -96,6 +102,8 @@ interface Delivery {
   /** Where the bot's messages go; decided while the turn runs (it may need the tracker). */
   output: OutputChannel | null;
   readonly effects: boolean;
+  /** The channel the turn came from, for metrics and traces; default `api` (the HTTP routes). */
+  readonly channel?: string;
 }
 
 /** Writes retried after another writer changed the conversation underneath us. */
@@ -135,6 +143,8 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
   private readonly listeners: readonly TurnListener[];
   private readonly log: RuntimeLog;
   private readonly options: RuntimeOptions;
+  private readonly tracer: Tracer;
+  private readonly observer: TurnObserver | null;
 
   constructor(deps: RuntimeDependencies) {
     super();
@@ -146,6 +156,8 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     this.listeners = deps.listeners;
     this.log = deps.log;
     this.options = deps.options;
+    this.tracer = deps.tracer ?? new NoTracing();
+    this.observer = deps.observer ?? null;
     this.cache = new SessionCache(deps.options.cacheSize, deps.options.cacheBytes);
   }
 
@@ -165,7 +177,11 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     const text = message.text ?? '';
     const parseData = (message.parseData ?? parseText(assistant.nlu, text)) as JsonObject;
     const messageId = message.messageId ?? randomUUID().replace(/-/g, '');
-    const delivery: Delivery = { output: message.output, effects: true };
+    const delivery: Delivery = {
+      output: message.output,
+      effects: true,
+      channel: message.inputChannel ?? message.output.name,
+    };
     await this.dialogueTurn(
       message.senderId,
       assistant,
@@ -373,7 +389,11 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
   async fireReminder(due: DueReminder): Promise<void> {
     const assistant = this.assistants.current();
     if (assistant === null) return;
-    const delivery: Delivery = { output: new CollectingOutputChannel(), effects: true };
+    const delivery: Delivery = {
+      output: new CollectingOutputChannel(),
+      effects: true,
+      channel: 'reminder',
+    };
     await this.dialogueTurn(due.conversationId, assistant, null, delivery, async (p, t) => {
       if (
         due.killOnUserMessage &&
@@ -471,6 +491,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       nlg: this.options.nlg,
       maxPredictions: this.options.maxPredictions,
       calm: assistant.calm ?? null,
+      tracer: this.tracer,
       now,
       warn: (message, data) => this.log.warn(message, data ?? {}),
     });
@@ -563,7 +584,30 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     produce: Produce,
     delivery: Delivery,
   ): Promise<CommittedTurn> {
-    const turn = await this.locks.withLock(conversationId, async (): Promise<CommittedTurn> => {
+    const channel = delivery.channel ?? 'api';
+    const finished = this.observer?.turnStarted({ channel });
+    try {
+      const turn = await this.tracer.inSpan('parley.turn', { 'parley.channel': channel }, () =>
+        this.commitUnderLock(conversationId, assistant, produce, delivery),
+      );
+      finished?.('success');
+      await this.announce(turn);
+      return turn;
+    } catch (error) {
+      finished?.('error');
+      throw error;
+    }
+  }
+
+  private async commitUnderLock(
+    conversationId: string,
+    assistant: LoadedAssistant,
+    produce: Produce,
+    delivery: Delivery,
+  ): Promise<CommittedTurn> {
+    const waiting = this.tracer.startSpan('parley.lock.acquire', {});
+    const turn = this.locks.withLock(conversationId, async (): Promise<CommittedTurn> => {
+      waiting.end();
       for (let attempt = 1; ; attempt++) {
         const session = await this.latestSession(conversationId, assistant, attempt > 1);
         this.cache.delete(conversationId);
@@ -596,8 +640,8 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
         }
       }
     });
-    await this.announce(turn);
-    return turn;
+    // A lock that could not be taken (timeout) ends the wait too.
+    return turn.finally(() => waiting.end());
   }
 
   /** Tells every listener, in order; a failing listener is logged and the others still run. */

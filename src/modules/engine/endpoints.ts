@@ -7,6 +7,7 @@ import {
   type ActionEndpointOptions,
   type NlgEndpointConfig,
 } from 'src/core';
+import { tracingSettingsOf, type TracingSettings } from 'src/modules/observability';
 import { parse } from 'yaml';
 import { eventBrokerOf, type EventBrokerConfig } from './event-broker-config';
 
@@ -15,6 +16,8 @@ export interface DialogueEndpoints {
   readonly action: ActionEndpoint | null;
   /** The `nlg` endpoint (an NLG server); null: the domain's responses. */
   readonly nlg: NlgServer | null;
+  /** The `tracing` entry (Rasa Pro's keys); null: tracing off. */
+  readonly tracing: TracingSettings | null;
   /** Entries Parley reads but does not act on, each with what it does instead. */
   readonly warnings: string[];
 }
@@ -170,7 +173,7 @@ function storeWarnings(
 
 /**
  * Reads the dialogue's entries of an endpoints.yml: action server (guarded by `actionOptions`:
- * circuit breaker, metrics observer, propagated headers), NLG server, store warnings.
+ * circuit breaker, metrics observer, propagated headers), NLG server, tracing, store warnings.
  */
 export async function readDialogueEndpoints(
   file: string,
@@ -182,8 +185,14 @@ export async function readDialogueEndpoints(
   const data = await readYaml(file);
   const warnings = storeWarnings(file, data, stores);
   const nlg = nlgOf(file, data, timeoutMs, warnings);
+  let tracing: TracingSettings | null;
+  try {
+    tracing = tracingSettingsOf(file, data.tracing, warnings);
+  } catch (e) {
+    throw new DialogueError('CONFIG.INVALID', (e as Error).message);
+  }
   const action = actionEndpointOf(file, data, version, timeoutMs, actionOptions);
-  return { action, nlg, warnings };
+  return { action, nlg, tracing, warnings };
 }
 
 /** The `event_broker` entry of an endpoints.yml (null: none); throws on a malformed one. */

@@ -4,7 +4,9 @@ import {
   Logger,
   Module,
   OnApplicationBootstrap,
+  OnApplicationShutdown,
   OnModuleDestroy,
+  OnModuleInit,
 } from '@nestjs/common';
 import {
   AssistantSource,
@@ -13,23 +15,37 @@ import {
   ConversationRuntime,
   LockStore,
   MessageHandler,
+  NoTracing,
   OutputChannelDirectory,
   OutputDelivery,
   ReminderPoller,
   ReminderScheduler,
   ReminderStore,
   SystemClock,
+  Tracer,
   TrackerStore,
   type RuntimeLog,
 } from 'src/core';
 import { ModelModule } from 'src/modules/model';
+import {
+  createOtelTracer,
+  instrumentActionServer,
+  instrumentTrackerStore,
+  OtelTracer,
+  PrometheusTurnObserver,
+} from 'src/modules/observability';
 import { RemindersModule } from 'src/modules/reminders';
 import { TrackerModule } from 'src/modules/tracker';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { PARLEY_VERSION } from 'src/platform/config/version';
+import { ReadinessChecks } from 'src/platform/health/readiness-checks';
 import { traceHeaders } from 'src/platform/http/trace-context';
 import { actionServerMetrics } from './action-server-metrics';
 import { readDialogueEndpoints, type DialogueEndpoints } from './endpoints';
+
+/** endpoints.yml's dialogue entries, read once at start. */
+const DIALOGUE_ENDPOINTS = Symbol('DIALOGUE_ENDPOINTS');
+type EngineEndpoints = Pick<DialogueEndpoints, 'action' | 'nlg' | 'tracing'>;
 
 /**
  * Runs this instance's ReminderPoller while the application runs: it starts once every module
@@ -61,6 +77,23 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
   imports: [TrackerModule, ModelModule, RemindersModule],
   providers: [
     { provide: Clock, useClass: SystemClock },
+    {
+      provide: DIALOGUE_ENDPOINTS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => readEndpoints(config, runtimeLog('Conversations')),
+    },
+    {
+      provide: Tracer,
+      inject: [DIALOGUE_ENDPOINTS],
+      useFactory: (endpoints: EngineEndpoints): Tracer => {
+        if (endpoints.tracing === null) return new NoTracing();
+        new Logger('Tracing').log(
+          { url: endpoints.tracing.url, serviceName: endpoints.tracing.serviceName },
+          'exporting traces (OTLP over HTTP)',
+        );
+        return createOtelTracer(endpoints.tracing);
+      },
+    },
     { provide: OutputChannelDirectory, useValue: new OutputChannelDirectory() },
     {
       provide: ReminderScheduler,
@@ -100,8 +133,10 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
         OutputChannelDirectory,
         ReminderScheduler,
         APP_CONFIG,
+        DIALOGUE_ENDPOINTS,
+        Tracer,
       ],
-      useFactory: async (
+      useFactory: (
         store: TrackerStore,
         locks: LockStore,
         clock: Clock,
@@ -109,23 +144,27 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
         outputs: OutputChannelDirectory,
         reminders: ReminderScheduler,
         config: AppConfig,
-      ): Promise<ConversationRuntime> => {
+        endpoints: EngineEndpoints,
+        tracer: Tracer,
+      ): ConversationRuntime => {
         const log = runtimeLog('Conversations');
-        const endpoints = await readEndpoints(config, log);
         const runtime = new ConversationRuntime({
-          store,
+          store: instrumentTrackerStore(store, tracer),
           locks,
           clock,
           assistants,
           outputs,
           listeners: [new OutputDelivery(log), reminders],
           log,
+          tracer,
+          observer: new PrometheusTurnObserver(),
           options: {
             maxPredictions: config.dialogue.maxPredictions,
             maxTextLength: config.http.maxTextLength,
             cacheSize: config.trackerCacheSize,
             cacheBytes: config.trackerCacheBytes,
-            actionEndpoint: endpoints.action,
+            actionEndpoint:
+              endpoints.action === null ? null : instrumentActionServer(endpoints.action, tracer),
             nlg: endpoints.nlg,
           },
         });
@@ -135,9 +174,38 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
     { provide: MessageHandler, useExisting: ConversationRuntime },
     { provide: ConversationReader, useExisting: ConversationRuntime },
   ],
-  exports: [ConversationRuntime, MessageHandler, ConversationReader, OutputChannelDirectory],
+  exports: [
+    ConversationRuntime,
+    MessageHandler,
+    ConversationReader,
+    OutputChannelDirectory,
+    Tracer,
+  ],
 })
-export class EngineModule {}
+export class EngineModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    @Inject(Tracer) private readonly tracer: Tracer,
+    @Inject(LockStore) private readonly locks: LockStore,
+    @Inject(ReadinessChecks) private readonly readiness: ReadinessChecks,
+  ) {}
+
+  /** Readiness: the lock store takes and releases a lock (a round trip to its backend). */
+  onModuleInit(): void {
+    this.readiness.register(
+      'lock_store',
+      () => this.locks.withLock(READINESS_LOCK_ID, () => Promise.resolve()),
+      { critical: true },
+    );
+  }
+
+  /** Last: the spans of the final turns are exported before the process exits. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.tracer instanceof OtelTracer) await this.tracer.shutdown();
+  }
+}
+
+/** The conversation id the readiness check locks for an instant. */
+const READINESS_LOCK_ID = 'parley:readiness-probe';
 
 /** The runtime's log on the application's structured logger. */
 function runtimeLog(context: string): RuntimeLog {
@@ -149,12 +217,9 @@ function runtimeLog(context: string): RuntimeLog {
   };
 }
 
-async function readEndpoints(
-  config: AppConfig,
-  log: RuntimeLog,
-): Promise<Pick<DialogueEndpoints, 'action' | 'nlg'>> {
+async function readEndpoints(config: AppConfig, log: RuntimeLog): Promise<EngineEndpoints> {
   const file = config.files.endpoints;
-  if (file === null) return { action: null, nlg: null };
+  if (file === null) return { action: null, nlg: null, tracing: null };
   const endpoints = await readDialogueEndpoints(
     file,
     PARLEY_VERSION,
@@ -186,5 +251,5 @@ async function readEndpoints(
   if (endpoints.nlg !== null) {
     log.info('NLG server configured (responses come from it)', { url: endpoints.nlg.config.url });
   }
-  return { action: endpoints.action, nlg: endpoints.nlg };
+  return { action: endpoints.action, nlg: endpoints.nlg, tracing: endpoints.tracing };
 }

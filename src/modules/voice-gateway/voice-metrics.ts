@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type TurnLatency } from 'src/core';
+import { registerMetricsText } from 'src/platform/metrics/text-sources';
 
 type Field = 'asrMs' | 'processingMs' | 'ttsFirstByteMs' | 'transcriptToAudioMs' | 'parleyAddedMs';
 const FIELDS: Field[] = [
@@ -17,9 +18,16 @@ const NAMES: Record<Field, string> = {
   parleyAddedMs: 'parley_added',
 };
 
-/** Voice counters and per-turn latency sums, exported in the Prometheus text format. */
+/**
+ * Voice counters and per-turn latency sums, exported in the Prometheus text format at
+ * `/webhooks/genesys/metrics` and, appended, at `GET /metrics`.
+ */
 @Injectable()
 export class VoiceMetrics {
+  constructor() {
+    registerMetricsText('voice', () => this.render());
+  }
+
   activeCalls = 0;
   callsTotal = 0;
   bargeInsTotal = 0;

@@ -73,6 +73,8 @@ export interface AppConfig {
   };
   /** Express `trust proxy` (which X-Forwarded-For hops give the client's address). */
   readonly trustProxy: boolean | number | string;
+  /** Operations: who may scrape `/metrics`, and how SIGTERM drains the server. */
+  readonly operations?: OperationsConfig;
   readonly inspect: boolean;
   readonly logLevel: LogLevel;
   /** One log line per HTTP request at info level; false: at debug (written only at LOG_LEVEL=debug). */
@@ -106,6 +108,31 @@ export interface AppConfig {
     readonly maxCompressionRatio: number;
   };
 }
+
+export interface OperationsConfig {
+  /** `PARLEY_METRICS_TOKEN`: bearer token `GET /metrics` requires; null: open, like a Prometheus target. */
+  readonly metricsToken: string | null;
+  /** `PARLEY_SHUTDOWN_TIMEOUT_MS`: the whole graceful shutdown, after which the process exits anyway. */
+  readonly shutdownTimeoutMs: number;
+  /**
+   * `PARLEY_SHUTDOWN_DELAY_MS`: how long readiness fails before the listener closes (the load
+   * balancer's time to take the instance out; Kubernetes' endpoint removal is asynchronous).
+   */
+  readonly shutdownDelayMs: number;
+  /**
+   * `PARLEY_READY_REQUIRES_MODEL`: readiness fails while no model is loaded. Off by default,
+   * like Rasa, whose server is reachable before a model arrives (`PUT /model`, a model server).
+   */
+  readonly readyRequiresModel: boolean;
+}
+
+/** Operations settings when a hand-built config has none. */
+export const DEFAULT_OPERATIONS: OperationsConfig = {
+  metricsToken: null,
+  shutdownTimeoutMs: 25_000,
+  shutdownDelayMs: 0,
+  readyRequiresModel: false,
+};
 
 export interface OidcConfig {
   /** Exact `iss` of accepted tokens; null → the embedded provider's (when it runs) or none. */

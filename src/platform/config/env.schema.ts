@@ -53,6 +53,19 @@ export class EnvSchema {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) RESPONSE_TIMEOUT_MS?: number;
 
+  @IsOptional() @IsString() @MinLength(16) @MaxLength(4096) PARLEY_METRICS_TOKEN?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  PARLEY_SHUTDOWN_TIMEOUT_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(120_000) PARLEY_SHUTDOWN_DELAY_MS?: number;
+
+  @IsOptional() @Transform(toBool) @IsBoolean() PARLEY_READY_REQUIRES_MODEL?: boolean;
+
   @IsOptional() @IsString() @MinLength(1) PARLEY_AUTH_TOKEN?: string;
 
   @IsOptional() @IsString() @MinLength(1) JWT_SECRET?: string;

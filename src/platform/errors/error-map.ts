@@ -14,7 +14,7 @@ export type TransportErrorCode =
   | 'INTERNAL';
 
 /** Errors of the server's own dependencies (the database). */
-export type PlatformErrorCode = 'DATABASE.UNAVAILABLE';
+export type PlatformErrorCode = 'DATABASE.UNAVAILABLE' | 'HEALTH.NOT_READY';
 
 export type ErrorCode = DialogueErrorCode | TransportErrorCode | PlatformErrorCode;
 
@@ -95,6 +95,7 @@ export const ERROR_MAP: Readonly<Record<ErrorCode, ErrorMapping>> = {
   'IDEMPOTENCY.IN_FLIGHT': m(409, 'Conflict', 'CONFLICT'),
   'IDEMPOTENCY.KEY_REUSED': m(422, 'UnprocessableEntity', 'BAD_USER_INPUT'),
   'DATABASE.UNAVAILABLE': m(503, 'ServiceUnavailable', 'SERVICE_UNAVAILABLE'),
+  'HEALTH.NOT_READY': m(503, 'ServiceUnavailable', 'SERVICE_UNAVAILABLE'),
   INTERNAL: m(500, 'InternalServerError', 'INTERNAL_SERVER_ERROR'),
 };
 import { type DialogueErrorCode } from 'src/core';

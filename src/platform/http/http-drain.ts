@@ -7,7 +7,7 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
-/** How long requests in flight may take to finish once shutdown begins. */
+/** How long requests in flight may take to finish once shutdown begins (`app.close()` alone). */
 export const DRAIN_TIMEOUT_MS = 10_000;
 
 /**
@@ -23,6 +23,7 @@ export class HttpDrain implements OnApplicationBootstrap, BeforeApplicationShutd
   private inFlight = 0;
   private idle: (() => void) | null = null;
   private drainingSince: number | null = null;
+  private drained: Promise<void> | null = null;
 
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
@@ -47,10 +48,33 @@ export class HttpDrain implements OnApplicationBootstrap, BeforeApplicationShutd
     });
   }
 
+  /** Readiness fails from now on; the listener still serves (the load balancer's time to react). */
+  beginShutdown(): void {
+    this.drainingSince ??= Date.now();
+  }
+
+  /**
+   * Nest's hook, for an `app.close()` without `parley run`'s shutdown (tests): the same drain
+   * with the default timeout. After `drain()` already ran it does nothing.
+   */
   async beforeApplicationShutdown(): Promise<void> {
+    await this.drain(DRAIN_TIMEOUT_MS);
+  }
+
+  /**
+   * Stops accepting connections, closes idle keep-alive ones, waits (at most `timeoutMs`) for
+   * the requests in flight, then closes what is left. Idempotent.
+   */
+  drain(timeoutMs: number): Promise<void> {
+    this.drained ??= this.run(timeoutMs);
+    return this.drained;
+  }
+
+  private async run(timeoutMs: number): Promise<void> {
+    this.beginShutdown();
     const server = this.server;
-    if (server === null || this.draining) return;
-    this.drainingSince = Date.now();
+    if (server === null) return;
+    const since = this.drainingSince ?? Date.now();
     server.close();
     server.closeIdleConnections();
     if (this.inFlight > 0) {
@@ -58,13 +82,13 @@ export class HttpDrain implements OnApplicationBootstrap, BeforeApplicationShutd
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         this.idle = resolve;
-        timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
+        timer = setTimeout(resolve, timeoutMs);
       });
       clearTimeout(timer);
       this.idle = null;
       if (this.inFlight > 0) {
         this.logger.warn(
-          { inFlight: this.inFlight, waitedMs: Date.now() - this.drainingSince },
+          { inFlight: this.inFlight, waitedMs: Date.now() - since },
           'requests still in flight after the drain timeout; closing their connections',
         );
       }

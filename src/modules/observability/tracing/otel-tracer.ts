@@ -1,0 +1,161 @@
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer as OtelApiTracer,
+  type Span,
+} from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
+import type { NextFunction, Request, Response } from 'express';
+import { readFileSync } from 'node:fs';
+import { Tracer, type SpanAttributes, type TraceSpan } from 'src/core';
+import { routeTemplateOf } from 'src/platform/metrics/http-metrics';
+import { type TracingSettings } from './tracing-settings';
+
+/** The name spans are recorded under (the instrumentation scope). */
+const SCOPE = 'parley';
+
+/** A span of the core on an OpenTelemetry span; ending twice is harmless. */
+class OtelSpan implements TraceSpan {
+  private ended = false;
+
+  constructor(readonly span: Span) {}
+
+  setAttribute(key: string, value: string | number | boolean): void {
+    this.span.setAttribute(key, value);
+  }
+
+  recordError(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.span.setStatus({ code: SpanStatusCode.ERROR, message });
+    if (error instanceof Error) this.span.recordException(error);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.span.end();
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/**
+ * The core's Tracer on OpenTelemetry: spans nest through the active context (Node's
+ * AsyncLocalStorage, registered with the provider), so a turn's lock wait, store calls,
+ * prediction and actions are children of the HTTP request's span.
+ */
+export class OtelTracer extends Tracer {
+  private readonly tracer: OtelApiTracer;
+
+  constructor(private readonly provider: NodeTracerProvider) {
+    super();
+    this.tracer = provider.getTracer(SCOPE);
+  }
+
+  inSpan<T>(name: string, attributes: SpanAttributes, work: (span: TraceSpan) => T): T {
+    return this.tracer.startActiveSpan(name, { attributes }, (raw) => {
+      const span = new OtelSpan(raw);
+      try {
+        const result = work(span);
+        if (!isThenable(result)) {
+          span.end();
+          return result;
+        }
+        return Promise.resolve(result).then(
+          (value) => {
+            span.end();
+            return value;
+          },
+          (error: unknown) => {
+            span.recordError(error);
+            span.end();
+            throw error;
+          },
+        ) as T;
+      } catch (error) {
+        span.recordError(error);
+        span.end();
+        throw error;
+      }
+    });
+  }
+
+  startSpan(name: string, attributes: SpanAttributes): TraceSpan {
+    return new OtelSpan(this.tracer.startSpan(name, { attributes }));
+  }
+
+  /**
+   * Express middleware: one server span per request, continuing an incoming W3C `traceparent`,
+   * named `<METHOD> <route template>` once routed; everything the request runs is inside it.
+   * Install it after the body parsers (their stream events would lose the context).
+   */
+  httpMiddleware(): (req: Request, res: Response, next: NextFunction) => void {
+    return (req, res, next) => {
+      const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+      const span = this.tracer.startSpan(
+        req.method,
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
+        parent,
+      );
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        const route = routeTemplateOf(req);
+        span.updateName(`${req.method} ${route}`);
+        span.setAttribute('http.route', route);
+        span.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      };
+      res.once('finish', end);
+      res.once('close', end);
+      context.with(trace.setSpan(parent, span), next);
+    };
+  }
+
+  /** Exports the spans still buffered and stops the exporter. */
+  async shutdown(): Promise<void> {
+    await this.provider.shutdown();
+  }
+}
+
+/**
+ * The tracer of endpoints.yml's `tracing:` — an OTLP/HTTP exporter behind a batch processor —
+ * or over the given processors (tests pass an in-memory exporter). Registers the
+ * AsyncLocalStorage context manager and the W3C trace-context propagator for the process.
+ */
+export function createOtelTracer(
+  settings: Pick<TracingSettings, 'url' | 'serviceName' | 'rootCertificates'>,
+  processors?: SpanProcessor[],
+): OtelTracer {
+  const exporter = (): OTLPTraceExporter =>
+    new OTLPTraceExporter({
+      url: settings.url,
+      ...(settings.rootCertificates !== null
+        ? { httpAgentOptions: { ca: readFileSync(settings.rootCertificates) } }
+        : {}),
+    });
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
+    spanProcessors: processors ?? [new BatchSpanProcessor(exporter())],
+  });
+  provider.register();
+  return new OtelTracer(provider);
+}
