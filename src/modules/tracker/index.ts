@@ -15,3 +15,13 @@ export { PostgresConversationQuery } from './postgres-conversation-query';
 export { PostgresLockStore } from './postgres-lock-store';
 export { PostgresTrackerStore } from './postgres-tracker-store';
 export { TrackerModule } from './tracker.module';
+export { MeteredLockStore } from './metered-lock-store';
+export { RedisLockStore, type RedisLockStoreOptions } from './redis-lock-store';
+export {
+  parseStoreEndpoints,
+  readStoreEndpoints,
+  type LockStoreEndpoint,
+  type RedisConnectionSettings,
+  type StoreEndpoints,
+  type TrackerStoreEndpoint,
+} from './store-endpoints';

@@ -75,6 +75,8 @@ export class EnvSchema {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) LOCK_TIMEOUT_MS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(86_400) TICKET_LOCK_LIFETIME?: number;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) TRACKER_CACHE_SIZE?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000) TRACKER_CACHE_MB?: number;

@@ -74,6 +74,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     lockStore: {
       type: (schema.LOCK_STORE ?? 'memory') as 'memory' | 'postgres',
       lockTimeoutMs: schema.LOCK_TIMEOUT_MS ?? 60_000,
+      lifetimeSeconds: schema.TICKET_LOCK_LIFETIME ?? 60,
     },
     files: {
       credentials: schema.PARLEY_CREDENTIALS ?? null,
@@ -169,6 +170,7 @@ export const ENV_KEYS = [
   'DATABASE_POOL_SIZE',
   'LOCK_STORE',
   'LOCK_TIMEOUT_MS',
+  'TICKET_LOCK_LIFETIME',
   'TRACKER_CACHE_SIZE',
   'TRACKER_CACHE_MB',
   'MAX_NUMBER_OF_PREDICTIONS',
