@@ -159,6 +159,7 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       ...(c.password !== null ? { password: c.password } : {}),
       ...(c.useSsl ? { tls: {} } : {}),
       connectTimeout: c.socketTimeoutMs,
+      disconnectTimeout: 500,
       // Reconnect soon after Redis is back: at most a second between attempts.
       retryStrategy: (times: number) => Math.min(times * 100, 1000),
       lazyConnect: true,
