@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import {
   ActionEndpoint,
   DialogueError,
@@ -6,7 +5,7 @@ import {
   type ActionEndpointConfig,
   type NlgEndpointConfig,
 } from 'src/core';
-import { parse } from 'yaml';
+import { readEndpointsYaml } from 'src/platform/config/endpoints-yaml';
 
 /** What the dialogue takes from endpoints.yml. */
 export interface DialogueEndpoints {
@@ -15,27 +14,6 @@ export interface DialogueEndpoints {
   readonly nlg: NlgServer | null;
   /** Entries Parley reads but does not act on, each with what it does instead. */
   readonly warnings: string[];
-}
-
-/** What Parley uses instead of the endpoints.yml stores it does not serve. */
-export interface StoreSettings {
-  readonly lockStore: 'memory' | 'postgres';
-}
-
-async function readYaml(file: string): Promise<Record<string, unknown>> {
-  const text = (await readFile(file, 'utf8')).replace(
-    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g,
-    (_m, name: string) => process.env[name] ?? '',
-  );
-  let data: unknown;
-  try {
-    data = parse(text, { maxAliasCount: 50 });
-  } catch (e) {
-    throw new DialogueError('CONFIG.INVALID', `${file}: invalid YAML: ${(e as Error).message}`);
-  }
-  return typeof data === 'object' && data !== null && !Array.isArray(data)
-    ? (data as Record<string, unknown>)
-    : {};
 }
 
 function actionEndpointOf(
@@ -134,37 +112,17 @@ function storeType(value: unknown): string | null {
 }
 
 /**
- * Rasa's stores of endpoints.yml that Parley does not serve: each present entry is a warning
- * naming the key and what Parley uses instead (an in-memory lock store matches
- * `LOCK_STORE=memory` and is not warned about).
+ * Rasa's entries of endpoints.yml that Parley does not serve: each present entry is a warning
+ * naming the key and what Parley does instead. (`tracker_store` and `lock_store` are read and
+ * checked by the tracker module: `readStoreEndpoints`.)
  */
-function storeWarnings(
-  file: string,
-  data: Record<string, unknown>,
-  stores: StoreSettings,
-): string[] {
+function storeWarnings(file: string, data: Record<string, unknown>): string[] {
   const warnings: string[] = [];
-  const typed = (key: string): string => {
-    const t = storeType(data[key]);
-    return t === null ? key : `${key} (type ${t})`;
-  };
-  if (data.tracker_store !== undefined && data.tracker_store !== null) {
-    warnings.push(
-      `${file}: ${typed('tracker_store')} is not used: Parley keeps conversations in its PostgreSQL database (DATABASE_URL)`,
-    );
-  }
-  if (data.lock_store !== undefined && data.lock_store !== null) {
-    const t = storeType(data.lock_store);
-    const inMemory = t === null || t === 'in_memory' || t === 'memory';
-    if (!(inMemory && stores.lockStore === 'memory')) {
-      warnings.push(
-        `${file}: ${typed('lock_store')} is not used: Parley locks conversations with LOCK_STORE=${stores.lockStore}`,
-      );
-    }
-  }
   if (data.event_broker !== undefined && data.event_broker !== null) {
+    const t = storeType(data.event_broker);
+    const typed = t === null ? 'event_broker' : `event_broker (type ${t})`;
     warnings.push(
-      `${file}: ${typed('event_broker')} is not used: Parley publishes no events to a broker (read them from GET /conversations/<id>/tracker)`,
+      `${file}: ${typed} is not used: Parley publishes no events to a broker (read them from GET /conversations/<id>/tracker)`,
     );
   }
   return warnings;
@@ -175,10 +133,9 @@ export async function readDialogueEndpoints(
   file: string,
   version: string,
   timeoutMs: number,
-  stores: StoreSettings,
 ): Promise<DialogueEndpoints> {
-  const data = await readYaml(file);
-  const warnings = storeWarnings(file, data, stores);
+  const data = await readEndpointsYaml(file);
+  const warnings = storeWarnings(file, data);
   const nlg = nlgOf(file, data, timeoutMs, warnings);
   return { action: actionEndpointOf(file, data, version, timeoutMs), nlg, warnings };
 }

@@ -112,7 +112,6 @@ async function readEndpoints(
     file,
     PARLEY_VERSION,
     config.dialogue.actionTimeoutMs,
-    { lockStore: config.lockStore.type },
   );
   for (const warning of endpoints.warnings) log.warn(warning, { file });
   if (endpoints.action !== null) {

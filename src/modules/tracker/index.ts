@@ -11,11 +11,10 @@ export {
   type EventWindow,
   type WindowEvent,
 } from './conversation-query';
+export { MeteredLockStore } from './metered-lock-store';
 export { PostgresConversationQuery } from './postgres-conversation-query';
 export { PostgresLockStore } from './postgres-lock-store';
 export { PostgresTrackerStore } from './postgres-tracker-store';
-export { TrackerModule } from './tracker.module';
-export { MeteredLockStore } from './metered-lock-store';
 export { RedisLockStore, type RedisLockStoreOptions } from './redis-lock-store';
 export {
   parseStoreEndpoints,
@@ -25,3 +24,4 @@ export {
   type StoreEndpoints,
   type TrackerStoreEndpoint,
 } from './store-endpoints';
+export { TrackerModule } from './tracker.module';

@@ -7,8 +7,9 @@ async function waitCount(store: string): Promise<number> {
   const metric = metricsRegistry.getSingleMetric('parley_lock_wait_seconds') as Histogram;
   const values = (await metric.get()).values;
   return (
-    values.find((v) => v.metricName === 'parley_lock_wait_seconds_count' && v.labels.store === store)
-      ?.value ?? 0
+    values.find(
+      (v) => v.metricName === 'parley_lock_wait_seconds_count' && v.labels.store === store,
+    )?.value ?? 0
   );
 }
 
@@ -22,9 +23,9 @@ describe('MeteredLockStore', () => {
   it('observes the wait of every turn that got its lock, and passes the work through', async () => {
     const locks = new MeteredLockStore(new InMemoryLockStore(), 'unit-a');
     await expect(locks.withLock('c', () => Promise.resolve(7))).resolves.toBe(7);
-    await expect(locks.withLock('c', () => Promise.reject(new Error('work failed')))).rejects.toThrow(
-      'work failed',
-    );
+    await expect(
+      locks.withLock('c', () => Promise.reject(new Error('work failed'))),
+    ).rejects.toThrow('work failed');
     expect(await waitCount('unit-a')).toBe(2);
     // A failure of the work itself is not a failure to lock.
     expect(await failures('unit-a', 'error')).toBe(0);

@@ -141,9 +141,7 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
       return never.promise;
     });
     await holding;
-    await expect(next.withLock(conversation, () => Promise.resolve('next'))).resolves.toBe(
-      'next',
-    );
+    await expect(next.withLock(conversation, () => Promise.resolve('next'))).resolves.toBe('next');
     never.open();
     await stuck;
   });
@@ -216,9 +214,9 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
       try {
         const store = await make(own, { keyPrefix: uniqueKeyPrefix('late') });
         const conversation = `c-${randomUUID()}`;
-        await expect(store.withLock(conversation, () => Promise.resolve(1))).rejects.toMatchObject(
-          { code: 'LOCK.STORE_UNAVAILABLE' },
-        );
+        await expect(store.withLock(conversation, () => Promise.resolve(1))).rejects.toMatchObject({
+          code: 'LOCK.STORE_UNAVAILABLE',
+        });
         await own.start();
         expect(await retryUntil(() => store.withLock(conversation, () => Promise.resolve(3)))).toBe(
           3,
