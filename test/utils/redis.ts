@@ -120,7 +120,7 @@ function parse(url: string): TestRedis {
 export function describeWithRedis(name: string, body: (redis: () => TestRedis) => void): void {
   const found = redisSource();
   if (found.kind === 'none') {
-    console.log(`Redis not reachable: ${found.why}; "${name}" tests skipped`);
+    process.stdout.write(`Redis not reachable: ${found.why}; "${name}" tests skipped\n`);
     describe.skip(name, () => body(() => parse(LOCAL_URL)));
     return;
   }

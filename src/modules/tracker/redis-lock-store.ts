@@ -348,16 +348,7 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
-    await Promise.all(
-      [this.client, this.subscriber].map((redis) =>
-        redis.status === 'ready'
-          ? redis.quit().then(
-              () => undefined,
-              () => redis.disconnect(),
-            )
-          : redis.disconnect(),
-      ),
-    );
+    await Promise.all([this.client, this.subscriber].map((redis) => close(redis)));
   }
 }
 
@@ -389,4 +380,17 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
       timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+/** Quits politely when connected (pending releases are sent first), else drops the socket. */
+async function close(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') {
+    try {
+      await redis.quit();
+      return;
+    } catch {
+      // fall through: drop it
+    }
+  }
+  redis.disconnect();
 }
