@@ -15,10 +15,14 @@
 // 4. with `--flows 1`: (d) the same six messages to the mood bot written as flows (Rasa Pro
 //    CALM: NLUCommandAdapter + FlowPolicy, bench/fixtures/moodbot-flows), right after (b) in the
 //    same run. Target: (d) within 20 % of (b) at 50 conversations.
+// 5. with `--lock redis`: (e) the same REST turns at 50 conversations on a second `parley run`
+//    whose endpoints.yml says `lock_store: type: concurrent_redis` (REDIS_URL, default
+//    127.0.0.1:6379), right after (b) in the same run. Target (scale-out G.18): (e) ≥ 0.8× (b).
 // Database: DATABASE_URL's server (a fresh scratch database, dropped afterwards) or the embedded
 // PostgreSQL. Results: console and bench/results/dialogue.json.
-const { chmodSync, existsSync, mkdtempSync, rmSync } = require('node:fs');
+const { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
+const { URL } = require('node:url');
 const path = require('node:path');
 const {
   cannon,
@@ -44,11 +48,11 @@ const DIST_CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
 const RESULTS = path.join(__dirname, 'results', 'dialogue.json');
 const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'amazing', 'bye'];
 
-async function turns(parley, connections, bench, run) {
+async function turns(parley, connections, bench, run, label = '(b) REST webhook turns') {
   let bad = 0;
   let conversations = 0;
   const result = await cannon(
-    `(b) REST webhook turns, ${connections} conversations`,
+    `${label}, ${connections} conversations`,
     {
       connections,
       url: parley.url,
@@ -80,8 +84,36 @@ async function turns(parley, connections, bench, run) {
   return result;
 }
 
+/** `--lock redis` (the only string option), taken out before the numeric ones are parsed. */
+function takeLockOption(argv) {
+  const rest = [...argv];
+  const at = rest.indexOf('--lock');
+  if (at === -1) return { lock: null, rest };
+  const [, value] = rest.splice(at, 2);
+  if (value !== 'redis') throw new Error('--lock takes one value: redis');
+  return { lock: value, rest };
+}
+
+/** An endpoints.yml whose lock store is Redis (REDIS_URL or 127.0.0.1:6379), own key prefix. */
+function redisLockEndpoints(dir) {
+  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const file = path.join(dir, 'endpoints-redis-lock.yml');
+  const lines = [
+    'lock_store:',
+    '  type: concurrent_redis',
+    `  host: ${redis.hostname}`,
+    `  port: ${redis.port || 6379}`,
+    `  db: ${redis.pathname.slice(1) || 0}`,
+    `  key_prefix: bench${Math.random().toString(36).slice(2, 10)}`,
+    ...(redis.password ? ['  password: ${BENCH_REDIS_PASSWORD}'] : []),
+  ];
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return { file, password: decodeURIComponent(redis.password) };
+}
+
 async function main() {
-  const bench = parseNumberArgs(process.argv.slice(2), { duration: 10, warmup: 2, flows: 0 });
+  const { lock, rest } = takeLockOption(process.argv.slice(2));
+  const bench = parseNumberArgs(rest, { duration: 10, warmup: 2, flows: 0 });
   if (!existsSync(DIST_CLI)) throw new Error(`${DIST_CLI} is missing: run "npm run build" first`);
   const cleanups = cleanupStack();
   try {
@@ -117,6 +149,26 @@ async function main() {
       Array.isArray(sample.json) && sample.json[0]?.text === 'Hi there! How is your day going?',
       'the moodbot greets',
     );
+
+    let redisParley = null;
+    if (lock === 'redis') {
+      const endpoints = redisLockEndpoints(tmp);
+      redisParley = await startParley(model.dir, {
+        ...env,
+        PARLEY_ENDPOINTS: endpoints.file,
+        BENCH_REDIS_PASSWORD: endpoints.password,
+      });
+      cleanups.push(() => redisParley.close());
+      const greeting = await request('POST', `${redisParley.url}/webhooks/rest/webhook`, {
+        sender: 'bench-sample-redis',
+        message: 'hello there',
+      });
+      check(
+        Array.isArray(greeting.json) &&
+          greeting.json[0]?.text === 'Hi there! How is your day going?',
+        'the moodbot greets with the Redis lock store',
+      );
+    }
 
     let flowsParley = null;
     if (bench.flows) {
@@ -174,7 +226,31 @@ async function main() {
           `${connections} conversations, flows: ${d.reqPerSec} turns/s (p50 ${d.p50Ms} ms, p99 ${d.p99Ms} ms) = ${(d.ratioToStories * 100).toFixed(1)} % of the stories turns; server CPU ${d.cpuUsPerReq} µs per request`,
         );
       }
-      results[connections] = { a, b, ...(c ? { c } : {}), ...(d ? { d } : {}) };
+      const e =
+        redisParley && connections === 50
+          ? await turns(
+              redisParley,
+              connections,
+              bench,
+              `redis${connections}`,
+              '(e) REST webhook turns, Redis lock store',
+            )
+          : null;
+      if (e) {
+        e.ratioToBare = round(e.reqPerSec / a.reqPerSec, 3);
+        e.ratioToDefaultLock = round(e.reqPerSec / b.reqPerSec, 3);
+        check(e.non2xx === 0 && e.errors === 0, `${e.name}: all responses 200`);
+        console.log(
+          `${connections} conversations, Redis lock: ${e.reqPerSec} turns/s (p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms) = ${(e.ratioToDefaultLock * 100).toFixed(1)} % of the default lock store's turns; server CPU ${e.cpuUsPerReq} µs per request`,
+        );
+      }
+      results[connections] = {
+        a,
+        b,
+        ...(c ? { c } : {}),
+        ...(d ? { d } : {}),
+        ...(e ? { e } : {}),
+      };
       console.log(
         `${connections} conversations: bare ${a.reqPerSec} req/s (p99 ${a.p99Ms} ms); webhook ${b.reqPerSec} turns/s (p50 ${b.p50Ms} ms, p99 ${b.p99Ms} ms) = ${(b.ratioToBare * 100).toFixed(1)} % of bare; server CPU ${a.cpuUsPerReq} / ${b.cpuUsPerReq} µs per request` +
           (c
@@ -190,6 +266,12 @@ async function main() {
       p99At10Pass: results[10].b.p99Ms < 15,
       trainMs: model.ms,
       trainPass: model.ms < 3000,
+      ...(redisParley
+        ? {
+            redisLockToDefaultAt50: results[50].e.ratioToDefaultLock,
+            redisLockAt50Pass: results[50].e.ratioToDefaultLock >= 0.8,
+          }
+        : {}),
       ...(flowsParley
         ? {
             flowsToStoriesAt50: results[50].d.ratioToStories,
@@ -199,7 +281,10 @@ async function main() {
     };
     console.log(
       `verdict: ratio@50 ${verdict.ratioAt50Pass ? 'PASS' : 'FAIL'}, p99@10 ${verdict.p99At10Pass ? 'PASS' : 'FAIL'}, train ${verdict.trainPass ? 'PASS' : 'FAIL'}` +
-        (flowsParley ? `, flows within 20 % @50 ${verdict.flowsAt50Pass ? 'PASS' : 'FAIL'}` : ''),
+        (flowsParley ? `, flows within 20 % @50 ${verdict.flowsAt50Pass ? 'PASS' : 'FAIL'}` : '') +
+        (redisParley
+          ? `, Redis lock ≥ 0.8× @50 ${verdict.redisLockAt50Pass ? 'PASS' : 'FAIL'}`
+          : ''),
     );
     console.log(
       `load average (1/5/15 min): before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')} on ${os.cpus().length} CPUs`,
@@ -208,7 +293,7 @@ async function main() {
       date: new Date().toISOString(),
       ...machine(),
       database,
-      options: bench,
+      options: { ...bench, lock: lock ?? 'default' },
       results,
       verdict,
     });

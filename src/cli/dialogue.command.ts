@@ -169,9 +169,7 @@ export async function shell(
   let endpoint: ActionEndpoint | null = null;
   let nlg: NlgServer | null = null;
   if (opts.endpoints) {
-    const endpoints = await readDialogueEndpoints(opts.endpoints, PARLEY_VERSION, 300_000, {
-      lockStore: 'memory',
-    });
+    const endpoints = await readDialogueEndpoints(opts.endpoints, PARLEY_VERSION, 300_000);
     endpoint = endpoints.action;
     nlg = endpoints.nlg;
   }

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { createParleyApp } from 'src/bootstrap/create-app';
 import { gracefulShutdown } from 'src/bootstrap/graceful-shutdown';
 import { startEmbeddedIdpIfConfigured } from 'src/modules/auth';
+import { readStoreEndpoints } from 'src/modules/tracker';
 import { DEFAULT_OPERATIONS, type AppConfig } from 'src/platform/config/app-config';
 import { checkDatabaseUrl } from 'src/platform/database/database-preflight';
 import {
@@ -27,8 +28,10 @@ export async function runServer(configured: AppConfig): Promise<void> {
       'credentials file not found; channels use defaults',
     );
   }
+  // endpoints.yml's stores are checked before anything starts: an unsupported type stops here.
+  const stores = await readStoreEndpoints(config.files.endpoints);
   let embedded: EmbeddedPostgresHandle | null = null;
-  let url = config.database.url;
+  let url = databaseUrlOf(config.database.url, stores.trackerStore?.url ?? null, log);
   if (url !== null) await checkDatabaseUrl(url);
   if (url === null) {
     const started = Date.now();
@@ -92,4 +95,41 @@ export async function runServer(configured: AppConfig): Promise<void> {
     await embedded?.stop().catch(() => undefined);
     throw e;
   }
+}
+
+/** Where a database URL points, without its credentials (for logs). */
+function where(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/**
+ * The PostgreSQL of the conversations: DATABASE_URL; else endpoints.yml's `tracker_store`
+ * (`type: sql`); else null (the embedded server). When both name a database and they differ,
+ * DATABASE_URL wins and the log says so.
+ */
+function databaseUrlOf(
+  fromEnv: string | null,
+  fromEndpoints: string | null,
+  log: pino.Logger,
+): string | null {
+  if (fromEndpoints === null) return fromEnv;
+  if (fromEnv === null) {
+    log.info(
+      { database: where(fromEndpoints) },
+      'conversations stored as endpoints.yml tracker_store says',
+    );
+    return fromEndpoints;
+  }
+  if (fromEnv !== fromEndpoints) {
+    log.warn(
+      { DATABASE_URL: where(fromEnv), tracker_store: where(fromEndpoints) },
+      'DATABASE_URL and endpoints.yml tracker_store name different databases: DATABASE_URL wins',
+    );
+  }
+  return fromEnv;
 }

@@ -150,9 +150,7 @@ class E2eRunner {
     if (!assistant.policies) throw new Error('the model has no dialogue policies (NLU-only model)');
     let endpoints = null;
     if (opts.endpoints !== undefined) {
-      endpoints = await readDialogueEndpoints(opts.endpoints, PARLEY_VERSION, 300_000, {
-        lockStore: 'memory',
-      });
+      endpoints = await readDialogueEndpoints(opts.endpoints, PARLEY_VERSION, 300_000);
       for (const w of endpoints.warnings) warn(`warning: ${w}`);
     }
     const log: RuntimeLog = {

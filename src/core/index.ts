@@ -28,7 +28,11 @@ export {
   type DomainSource,
 } from 'src/core/domain/domain-files';
 export { type SlotDefinition } from 'src/core/domain/slot-definition';
-export { DialogueError, type DialogueErrorCode } from 'src/core/errors/dialogue-error';
+export {
+  DialogueError,
+  RETRY_AFTER_DETAIL,
+  type DialogueErrorCode,
+} from 'src/core/errors/dialogue-error';
 export {
   actionExecuted,
   type ActionExecuted,

@@ -15,6 +15,7 @@ export type DialogueErrorCode =
   | 'MODEL.STORAGE_ERROR'
   | 'DOMAIN.INVALID'
   | 'LOCK.TIMEOUT'
+  | 'LOCK.STORE_UNAVAILABLE'
   | 'AUTH.NOT_AUTHENTICATED'
   | 'AUTH.NOT_AUTHORIZED'
   | 'TRAINING_DATA.INVALID'
@@ -32,6 +33,12 @@ export type DialogueErrorCode =
   | 'CONVERSATIONS.CONVERSATION_NOT_FOUND'
   | 'CONVERSATIONS.TAG_NOT_FOUND'
   | 'CONVERSATIONS.TAG_OF_OTHER_ASSISTANT';
+
+/**
+ * `details` key of a temporary failure (`LOCK.STORE_UNAVAILABLE`): seconds after which a retry
+ * may succeed. HTTP answers send it as the `Retry-After` header too.
+ */
+export const RETRY_AFTER_DETAIL = 'retry_after';
 
 /** Base error of the core: a stable `code`, a human message and structured `details`. */
 export class DialogueError extends Error {

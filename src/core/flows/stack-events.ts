@@ -30,7 +30,7 @@ export function trackerStackFrames(tracker: DialogueStateTracker): readonly Json
     const legacy = framesOf(tracker.getSlot(LEGACY_DIALOGUE_STACK_SLOT));
     return legacy.length > 0 ? legacy : (stack as readonly JsonObject[]);
   }
-  return stack.every(isJsonObject) ? (stack) : framesOf(stack);
+  return stack.every(isJsonObject) ? stack : framesOf(stack);
 }
 
 /** A working copy of the tracker's stack. */

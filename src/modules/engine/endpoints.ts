@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import {
   ActionEndpoint,
   DialogueError,
@@ -8,7 +7,7 @@ import {
   type NlgEndpointConfig,
 } from 'src/core';
 import { tracingSettingsOf, type TracingSettings } from 'src/modules/observability';
-import { parse } from 'yaml';
+import { readEndpointsYaml } from 'src/platform/config/endpoints-yaml';
 import { eventBrokerOf, type EventBrokerConfig } from './event-broker-config';
 
 /** What the dialogue takes from endpoints.yml. */
@@ -20,27 +19,6 @@ export interface DialogueEndpoints {
   readonly tracing: TracingSettings | null;
   /** Entries Parley reads but does not act on, each with what it does instead. */
   readonly warnings: string[];
-}
-
-/** What Parley uses instead of the endpoints.yml stores it does not serve. */
-export interface StoreSettings {
-  readonly lockStore: 'memory' | 'postgres';
-}
-
-async function readYaml(file: string): Promise<Record<string, unknown>> {
-  const text = (await readFile(file, 'utf8')).replace(
-    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g,
-    (_m, name: string) => process.env[name] ?? '',
-  );
-  let data: unknown;
-  try {
-    data = parse(text, { maxAliasCount: 50 });
-  } catch (e) {
-    throw new DialogueError('CONFIG.INVALID', `${file}: invalid YAML: ${(e as Error).message}`);
-  }
-  return typeof data === 'object' && data !== null && !Array.isArray(data)
-    ? (data as Record<string, unknown>)
-    : {};
 }
 
 function actionEndpointOf(
@@ -132,58 +110,19 @@ function nlgOf(
   return new NlgServer(config);
 }
 
-/** The type name of a store entry (`type: redis`), or null. */
-function storeType(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const t = (value as Record<string, unknown>).type;
-  return typeof t === 'string' ? t : null;
-}
-
-/**
- * Rasa's stores of endpoints.yml that Parley does not serve: each present entry is a warning
- * naming the key and what Parley uses instead (an in-memory lock store matches
- * `LOCK_STORE=memory` and is not warned about).
- */
-function storeWarnings(
-  file: string,
-  data: Record<string, unknown>,
-  stores: StoreSettings,
-): string[] {
-  const warnings: string[] = [];
-  const typed = (key: string): string => {
-    const t = storeType(data[key]);
-    return t === null ? key : `${key} (type ${t})`;
-  };
-  if (data.tracker_store !== undefined && data.tracker_store !== null) {
-    warnings.push(
-      `${file}: ${typed('tracker_store')} is not used: Parley keeps conversations in its PostgreSQL database (DATABASE_URL)`,
-    );
-  }
-  if (data.lock_store !== undefined && data.lock_store !== null) {
-    const t = storeType(data.lock_store);
-    const inMemory = t === null || t === 'in_memory' || t === 'memory';
-    if (!(inMemory && stores.lockStore === 'memory')) {
-      warnings.push(
-        `${file}: ${typed('lock_store')} is not used: Parley locks conversations with LOCK_STORE=${stores.lockStore}`,
-      );
-    }
-  }
-  return warnings;
-}
-
 /**
  * Reads the dialogue's entries of an endpoints.yml: action server (guarded by `actionOptions`:
- * circuit breaker, metrics observer, propagated headers), NLG server, tracing, store warnings.
+ * circuit breaker, metrics observer, propagated headers), NLG server, tracing. (`tracker_store` and
+ * `lock_store` are read by the tracker module, `event_broker` by the event-broker module.)
  */
 export async function readDialogueEndpoints(
   file: string,
   version: string,
   timeoutMs: number,
-  stores: StoreSettings,
   actionOptions: ActionEndpointOptions = {},
 ): Promise<DialogueEndpoints> {
-  const data = await readYaml(file);
-  const warnings = storeWarnings(file, data, stores);
+  const data = await readEndpointsYaml(file);
+  const warnings: string[] = [];
   const nlg = nlgOf(file, data, timeoutMs, warnings);
   let tracing: TracingSettings | null;
   try {
@@ -197,5 +136,5 @@ export async function readDialogueEndpoints(
 
 /** The `event_broker` entry of an endpoints.yml (null: none); throws on a malformed one. */
 export async function readEventBroker(file: string): Promise<EventBrokerConfig | null> {
-  return eventBrokerOf(file, (await readYaml(file)).event_broker);
+  return eventBrokerOf(file, (await readEndpointsYaml(file)).event_broker);
 }

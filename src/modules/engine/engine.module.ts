@@ -224,7 +224,6 @@ async function readEndpoints(config: AppConfig, log: RuntimeLog): Promise<Engine
     file,
     PARLEY_VERSION,
     config.dialogue.actionTimeoutMs,
-    { lockStore: config.lockStore.type },
     {
       circuit: config.dialogue.actionCircuit,
       observer: actionServerMetrics(),

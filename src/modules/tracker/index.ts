@@ -17,7 +17,17 @@ export {
   type OutboxBacklog,
   type OutboxEvent,
 } from './event-outbox';
+export { MeteredLockStore } from './metered-lock-store';
 export { PostgresConversationQuery } from './postgres-conversation-query';
 export { PostgresLockStore } from './postgres-lock-store';
 export { PostgresTrackerStore } from './postgres-tracker-store';
+export { RedisLockStore, type RedisLockStoreOptions } from './redis-lock-store';
+export {
+  parseStoreEndpoints,
+  readStoreEndpoints,
+  type LockStoreEndpoint,
+  type RedisConnectionSettings,
+  type StoreEndpoints,
+  type TrackerStoreEndpoint,
+} from './store-endpoints';
 export { TrackerModule } from './tracker.module';

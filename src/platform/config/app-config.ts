@@ -30,6 +30,8 @@ export interface AppConfig {
   readonly lockStore: {
     readonly type: 'memory' | 'postgres';
     readonly lockTimeoutMs: number;
+    /** `TICKET_LOCK_LIFETIME` (s): the lease of a Redis lock ticket (Rasa's default 60). */
+    readonly lifetimeSeconds: number;
   };
   /** Reminders: period of the due-reminder sweep, and how long a claim holds (then re-claimed). */
   readonly reminders: {

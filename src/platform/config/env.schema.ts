@@ -91,6 +91,7 @@ export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(60_000) REMINDER_POLL_MS?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1_000) @Max(86_400_000) REMINDER_LEASE_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(86_400) TICKET_LOCK_LIFETIME?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) TRACKER_CACHE_SIZE?: number;
 

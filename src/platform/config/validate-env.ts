@@ -74,6 +74,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     lockStore: {
       type: (schema.LOCK_STORE ?? 'memory') as 'memory' | 'postgres',
       lockTimeoutMs: schema.LOCK_TIMEOUT_MS ?? 60_000,
+      lifetimeSeconds: schema.TICKET_LOCK_LIFETIME ?? 60,
     },
     reminders: {
       pollMs: schema.REMINDER_POLL_MS ?? 250,
@@ -215,6 +216,7 @@ export const ENV_KEYS = [
   'LOCK_TIMEOUT_MS',
   'REMINDER_POLL_MS',
   'REMINDER_LEASE_MS',
+  'TICKET_LOCK_LIFETIME',
   'TRACKER_CACHE_SIZE',
   'TRACKER_CACHE_MB',
   'MAX_NUMBER_OF_PREDICTIONS',

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { DialogueError } from 'src/core';
+import { DialogueError, RETRY_AFTER_DETAIL } from 'src/core';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
   isDatabaseUnavailable,
@@ -49,9 +49,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   resolve(exception: unknown, req: Request): Resolved {
     if (exception instanceof DialogueError) {
+      const retryAfter = exception.details[RETRY_AFTER_DETAIL];
       return {
         body: failureBody(exception.code, exception.message, exception.details),
-        headers: {},
+        headers: typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter) } : {},
       };
     }
     if (exception instanceof ApiError) {

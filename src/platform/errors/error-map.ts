@@ -64,6 +64,7 @@ export const ERROR_MAP: Readonly<Record<ErrorCode, ErrorMapping>> = {
   'MODEL.STORAGE_ERROR': m(400, 'LoadingError', 'BAD_USER_INPUT', HTTP_API_HELP),
   'DOMAIN.INVALID': m(400, 'InvalidDomainError', 'BAD_USER_INPUT'),
   'LOCK.TIMEOUT': m(503, 'LockError', 'SERVICE_UNAVAILABLE'),
+  'LOCK.STORE_UNAVAILABLE': m(503, 'LockError', 'SERVICE_UNAVAILABLE'),
   'AUTH.NOT_AUTHENTICATED': m(401, 'NotAuthenticated', 'UNAUTHENTICATED'),
   'AUTH.NOT_AUTHORIZED': m(403, 'NotAuthorized', 'FORBIDDEN', SECURITY_HELP),
   'TRAINING_DATA.INVALID': m(400, 'BadRequest', 'BAD_USER_INPUT'),

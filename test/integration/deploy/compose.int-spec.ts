@@ -2,7 +2,8 @@ import { PATH_METADATA } from '@nestjs/common/constants';
 import { getMetadataStorage } from 'class-validator';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readDialogueEndpoints } from 'src/modules/engine/endpoints';
+import { readDialogueEndpoints, readEventBroker } from 'src/modules/engine/endpoints';
+import { readStoreEndpoints } from 'src/modules/tracker';
 import { EnvSchema } from 'src/platform/config/env.schema';
 import { remoteStorageSettings } from 'src/platform/config/remote-storage-settings';
 import { HealthController } from 'src/platform/health/health.controller';
@@ -133,7 +134,7 @@ describe('docker-compose.yml (multi-instance)', () => {
     expect(hostOf(env.AWS_ENDPOINT_URL ?? '')).toBe('minio');
     expect(hostOf(env.OIDC_JWKS_URI ?? '')).toBe('keycloak');
     expect(env.PARLEY_ENABLE_API).toBe('true');
-    expect(env.LOCK_STORE).toBe('postgres');
+    expect(env.LOCK_STORE).toBeUndefined(); // endpoints.yml's lock_store decides
     expect(env.PARLEY_ENDPOINTS).toBe('deploy/endpoints.yml');
   });
 });
@@ -148,11 +149,15 @@ describe('deploy/endpoints.yml', () => {
     expect(svc(String(entry('event_broker').url)).image).toMatch(/^rabbitmq:/);
   });
 
-  it('is read by Parley without an error', async () => {
-    const read = await readDialogueEndpoints(join(ROOT, 'deploy', 'endpoints.yml'), 'test', 1000, {
-      lockStore: 'postgres',
-    });
+  it('is read by Parley without an error: the Redis lock, the PostgreSQL store, RabbitMQ', async () => {
+    const file = join(ROOT, 'deploy', 'endpoints.yml');
+    const read = await readDialogueEndpoints(file, 'test', 1000);
     expect(read.action).toBeNull();
+    expect(read.warnings).toEqual([]);
+    const stores = await readStoreEndpoints(file);
+    expect(stores.lockStore).not.toBeNull();
+    expect(stores.trackerStore).not.toBeNull();
+    expect(await readEventBroker(file)).toMatchObject({ type: 'pika' });
   });
 });
 

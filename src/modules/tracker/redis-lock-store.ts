@@ -1,0 +1,396 @@
+import { Logger, OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { DialogueError, InMemoryLockStore, LockStore, RETRY_AFTER_DETAIL } from 'src/core';
+import { type RedisConnectionSettings } from './store-endpoints';
+
+export interface RedisLockStoreOptions {
+  readonly connection: RedisConnectionSettings;
+  /** Valid `key_prefix` of endpoints.yml, or null. */
+  readonly keyPrefix: string | null;
+  /** Lease of a ticket (`TICKET_LOCK_LIFETIME`): a holder that outlives it lets the next in. */
+  readonly lifetimeMs: number;
+  /** Longest wait for a busy conversation (`LOCK_TIMEOUT_MS`), then `LOCK.TIMEOUT`. */
+  readonly lockTimeoutMs: number;
+  /** Re-check a waiting ticket this often even without a wake-up message (lease expiry). */
+  readonly recheckMs?: number;
+}
+
+/** Seconds a client is told to wait before retrying a turn the lock store could not lock. */
+export const LOCK_STORE_RETRY_AFTER_SECONDS = 1;
+const DEFAULT_RECHECK_MS = 200;
+
+/**
+ * Issues a ticket: `INCR` of the conversation's counter, a ticket key holding the caller's
+ * token with the lease as TTL, the number in the conversation's queue (a sorted set, so the
+ * first live ticket is found without KEYS). Then the check below, so that an uncontended lock
+ * costs this one round trip. Returns {ticket number, 1 held | 0 waiting}.
+ * KEYS: counter, queue. ARGV: ticket key base, token, lease ms.
+ */
+const CHECK_BODY = `
+local function touch(keys, lease)
+  redis.call('PEXPIRE', keys[1], lease * 2)
+  redis.call('PEXPIRE', keys[2], lease * 2)
+end
+local function check(keys, base, n, token, lease)
+  local mine = base .. n
+  if redis.call('GET', mine) ~= token then return -1 end
+  while true do
+    local first = redis.call('ZRANGE', keys[2], 0, 0)[1]
+    if first == nil then return -1 end
+    if first == n then
+      redis.call('PEXPIRE', mine, lease)
+      touch(keys, lease)
+      return 1
+    end
+    if redis.call('EXISTS', base .. first) == 1 then
+      redis.call('PEXPIRE', mine, lease)
+      touch(keys, lease)
+      return 0
+    end
+    redis.call('ZREM', keys[2], first)
+  end
+end
+`;
+
+const ISSUE = `${CHECK_BODY}
+local lease = tonumber(ARGV[3])
+local n = tostring(redis.call('INCR', KEYS[1]))
+redis.call('SET', ARGV[1] .. n, ARGV[2], 'PX', lease)
+redis.call('ZADD', KEYS[2], n, n)
+return {tonumber(n), check(KEYS, ARGV[1], n, ARGV[2], lease)}
+`;
+
+/**
+ * Checks a waiting ticket: expired tickets ahead of it are dropped; it holds the lock when it
+ * is the first live one (its TTL is then reset to a full lease). A waiting ticket's TTL is
+ * renewed too, so a live waiter never expires while a dead one does. -1: the ticket is gone
+ * (expired while Redis was unreachable): issue a new one.
+ * KEYS: counter, queue. ARGV: ticket key base, ticket number, token, lease ms.
+ */
+const CHECK = `${CHECK_BODY}
+return check(KEYS, ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))
+`;
+
+/**
+ * Gives a ticket back, found by its token (so a ticket whose number the client never learnt —
+ * a timed-out issue Redis still ran — is given back too): its key and queue entry go; an empty
+ * queue takes the counter with it; the waiters of the conversation are told (PUBLISH).
+ * KEYS: counter, queue. ARGV: ticket key base, token, channel, conversation id.
+ */
+const RELEASE = `
+for _, n in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  if redis.call('GET', ARGV[1] .. n) == ARGV[2] then
+    redis.call('DEL', ARGV[1] .. n)
+    redis.call('ZREM', KEYS[2], n)
+    break
+  end
+end
+if redis.call('ZCARD', KEYS[2]) == 0 then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return 0
+end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
+`;
+
+interface LockCommands {
+  parleyLockIssue(
+    counter: string,
+    queue: string,
+    base: string,
+    token: string,
+    lease: number,
+  ): Promise<[number, number]>;
+  parleyLockCheck(
+    counter: string,
+    queue: string,
+    base: string,
+    n: string,
+    token: string,
+    lease: number,
+  ): Promise<number>;
+  parleyLockRelease(
+    counter: string,
+    queue: string,
+    base: string,
+    token: string,
+    channel: string,
+    conversationId: string,
+  ): Promise<number>;
+}
+
+/**
+ * LockStore for several Parley instances sharing a Redis: Rasa's `concurrent_redis` ticket
+ * lock (`<prefix>concurrent_lock:<conversation>:<n>` ticket keys with a TTL, numbers from
+ * `INCR` of `…:last_issued_ticket_number`), made atomic with Lua scripts and a sorted-set queue
+ * per conversation instead of KEYS. Waiters are woken by a PUBLISH on release, with a short
+ * fallback re-check for leases that expire. Inside one process, waiters queue in memory first,
+ * so each instance has at most one ticket per conversation in Redis.
+ *
+ * Fails closed: a Redis that is down or does not answer within `socket_timeout` fails the turn
+ * with `LOCK.STORE_UNAVAILABLE` (503, Retry-After), never runs it unlocked; commands are not
+ * queued while disconnected, and the client reconnects by itself.
+ */
+export class RedisLockStore extends LockStore implements OnApplicationShutdown {
+  private readonly logger = new Logger(RedisLockStore.name);
+  private readonly local: InMemoryLockStore;
+  private readonly client: Redis & LockCommands;
+  private readonly subscriber: Redis;
+  private readonly prefix: string;
+  private readonly channel: string;
+  private readonly recheckMs: number;
+  private readonly wakers = new Map<string, Set<() => void>>();
+  private lastErrorLog = 0;
+  private closed = false;
+
+  constructor(private readonly options: RedisLockStoreOptions) {
+    super();
+    this.local = new InMemoryLockStore({ waitTimeoutMs: options.lockTimeoutMs });
+    this.recheckMs = options.recheckMs ?? DEFAULT_RECHECK_MS;
+    this.prefix = `${options.keyPrefix === null ? '' : `${options.keyPrefix}:`}concurrent_lock:`;
+    const c = options.connection;
+    this.channel = `${this.prefix}released:${c.db}`;
+    const base = {
+      host: c.host,
+      port: c.port,
+      db: c.db,
+      ...(c.username !== null ? { username: c.username } : {}),
+      ...(c.password !== null ? { password: c.password } : {}),
+      ...(c.useSsl ? { tls: {} } : {}),
+      connectTimeout: c.socketTimeoutMs,
+      disconnectTimeout: 500,
+      // Reconnect soon after Redis is back: at most a second between attempts.
+      retryStrategy: (times: number) => Math.min(times * 100, 1000),
+      lazyConnect: true,
+    };
+    this.client = new Redis({
+      ...base,
+      commandTimeout: c.socketTimeoutMs,
+      // Fail closed at once while disconnected, rather than queue turns behind an outage.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      connectionName: 'parley-locks',
+    }) as Redis & LockCommands;
+    this.client.defineCommand('parleyLockIssue', { numberOfKeys: 2, lua: ISSUE });
+    this.client.defineCommand('parleyLockCheck', { numberOfKeys: 2, lua: CHECK });
+    this.client.defineCommand('parleyLockRelease', { numberOfKeys: 2, lua: RELEASE });
+    this.subscriber = new Redis({ ...base, connectionName: 'parley-locks-wake' });
+    this.client.on('error', (err: Error) => this.logError('lock store connection', err));
+    this.subscriber.on('error', (err: Error) => this.logError('lock wake-up connection', err));
+    this.subscriber.on('message', (_channel: string, conversationId: string) =>
+      this.wake(conversationId),
+    );
+  }
+
+  /**
+   * Connects both connections, waiting at most `socket_timeout`: a Redis that is not there
+   * yet is a warning (turns fail closed until it is), not a failed start.
+   */
+  async start(): Promise<void> {
+    const timeout = this.options.connection.socketTimeoutMs;
+    const connect = async (redis: Redis): Promise<void> => {
+      try {
+        await withTimeout(redis.connect(), timeout);
+      } catch (err) {
+        this.logger.warn(
+          { err: (err as Error).message, host: this.options.connection.host },
+          'Redis lock store not reachable at start; turns fail with 503 until it is',
+        );
+      }
+    };
+    await Promise.all([connect(this.client), connect(this.subscriber)]);
+    // Queued while disconnected and sent again after every reconnection (autoResubscribe).
+    this.subscriber.subscribe(this.channel).catch((err: Error) => {
+      this.logError('lock wake-up subscription', err);
+    });
+  }
+
+  withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.options.lockTimeoutMs;
+    return this.local.withLock(conversationId, () =>
+      this.withTicket(conversationId, deadline, work),
+    );
+  }
+
+  private async withTicket<T>(
+    conversationId: string,
+    deadline: number,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const keys = this.keys(conversationId);
+    const token = randomUUID();
+    try {
+      await this.acquire(conversationId, keys, token, deadline);
+    } catch (err) {
+      // Give back whatever ticket Redis may have issued; not awaited: Redis may be hung.
+      void this.release(conversationId, keys, token);
+      throw err;
+    }
+    try {
+      return await work();
+    } finally {
+      await this.release(conversationId, keys, token);
+    }
+  }
+
+  private async acquire(
+    conversationId: string,
+    keys: Keys,
+    token: string,
+    deadline: number,
+  ): Promise<void> {
+    const lease = this.options.lifetimeMs;
+    let woken = this.armWake(conversationId);
+    let [n, state] = await this.redis(() =>
+      this.client.parleyLockIssue(keys.counter, keys.queue, keys.base, token, lease),
+    );
+    while (state !== 1) {
+      if (state === -1) {
+        // The ticket expired while waiting (Redis unreachable longer than the lease).
+        woken = this.armWake(conversationId);
+        [n, state] = await this.redis(() =>
+          this.client.parleyLockIssue(keys.counter, keys.queue, keys.base, token, lease),
+        );
+        continue;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new DialogueError(
+          'LOCK.TIMEOUT',
+          `Could not acquire the lock of conversation '${conversationId}' within ${this.options.lockTimeoutMs} ms.`,
+        );
+      }
+      await woken.wait(Math.min(left, this.recheckMs));
+      woken = this.armWake(conversationId);
+      state = await this.redis(() =>
+        this.client.parleyLockCheck(keys.counter, keys.queue, keys.base, String(n), token, lease),
+      );
+    }
+    woken.cancel();
+  }
+
+  private async release(conversationId: string, keys: Keys, token: string): Promise<void> {
+    try {
+      await this.client.parleyLockRelease(
+        keys.counter,
+        keys.queue,
+        keys.base,
+        token,
+        this.channel,
+        conversationId,
+      );
+    } catch (err) {
+      // The ticket's lease ends it: until then the conversation stays locked (never unlocked
+      // early), which is the safe side.
+      this.logError('lock release (the ticket expires with its lease)', err as Error);
+    }
+  }
+
+  /** Runs a Redis command of the acquisition; any failure is the 503 of a lock store outage. */
+  private async redis<R>(command: () => Promise<R>): Promise<R> {
+    if (this.closed) throw unavailable('the lock store is shut down');
+    try {
+      return await command();
+    } catch (err) {
+      this.logError('lock store', err as Error);
+      throw unavailable((err as Error).message);
+    }
+  }
+
+  private keys(conversationId: string): Keys {
+    const base = `${this.prefix}${conversationId}:`;
+    return { base, counter: `${base}last_issued_ticket_number`, queue: `${base}queue` };
+  }
+
+  /** A wake-up for the conversation's next release, armed before the command that may miss it. */
+  private armWake(conversationId: string): Waker {
+    let wake!: () => void;
+    let timer: NodeJS.Timeout | undefined;
+    const set = this.wakers.get(conversationId) ?? new Set<() => void>();
+    this.wakers.set(conversationId, set);
+    let fired = false;
+    const woken = new Promise<void>((resolve) => {
+      wake = () => {
+        fired = true;
+        resolve();
+      };
+    });
+    set.add(wake);
+    const cancel = (): void => {
+      clearTimeout(timer);
+      set.delete(wake);
+      if (set.size === 0 && this.wakers.get(conversationId) === set) {
+        this.wakers.delete(conversationId);
+      }
+    };
+    return {
+      wait: (ms) => {
+        if (!fired) timer = setTimeout(wake, ms);
+        return woken.finally(cancel);
+      },
+      cancel,
+    };
+  }
+
+  private wake(conversationId: string): void {
+    for (const wake of this.wakers.get(conversationId) ?? []) wake();
+  }
+
+  /** One line per 5 s at most: an outage under load fails every turn. */
+  private logError(what: string, err: Error): void {
+    const now = Date.now();
+    if (now - this.lastErrorLog < 5000) return;
+    this.lastErrorLog = now;
+    this.logger.warn({ err: err.message }, `${what} failed`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    await Promise.all([this.client, this.subscriber].map((redis) => close(redis)));
+  }
+}
+
+interface Keys {
+  readonly base: string;
+  readonly counter: string;
+  readonly queue: string;
+}
+
+interface Waker {
+  /** Resolves on a release of the conversation or after `ms`, whichever comes first. */
+  wait(ms: number): Promise<void>;
+  cancel(): void;
+}
+
+function unavailable(reason: string): DialogueError {
+  return new DialogueError(
+    'LOCK.STORE_UNAVAILABLE',
+    `The lock store is unavailable; the request was not carried out. Retry later. (${reason})`,
+    { [RETRY_AFTER_DETAIL]: LOCK_STORE_RETRY_AFTER_SECONDS },
+  );
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Quits politely when connected (pending releases are sent first), else drops the socket. */
+async function close(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') {
+    try {
+      await redis.quit();
+      return;
+    } catch {
+      // fall through: drop it
+    }
+  }
+  redis.disconnect();
+}
