@@ -145,6 +145,27 @@ describe('event broker (RabbitMQ) end to end', () => {
     ).rejects.toThrow(message);
   });
 
+  it('broker unreachable: turns go on, /health/ready stays 200 with the broker as a warning', async () => {
+    // A port nothing listens on: every publish fails, the outbox keeps the events.
+    const file = endpoints(
+      'down-endpoints.yml',
+      `event_broker:\n  type: pika\n  url: amqp://guest:guest@127.0.0.1:1\n  queues:\n    - ${uniqueName('parley-down-q')}\n`,
+    );
+    const down = await startAppWithTrainedBot(MOODBOT, 'parley-broker-down-', {
+      env: { PARLEY_ENDPOINTS: file },
+    });
+    try {
+      const answer = await sayRest(down.url, uniqueId('broker-down'), 'hello');
+      expect(answer.length).toBeGreaterThan(0);
+      expect(await down.app.get(EventBrokerService).flush(500)).toBe(false);
+      const ready = await request(down.url).get('/health/ready').expect(200);
+      expect(ready.body.details.event_broker).toMatchObject({ status: 'up', warning: true });
+      expect(ready.body.details.database).toMatchObject({ status: 'up' });
+    } finally {
+      await down.close();
+    }
+  });
+
   it("refuses an sql broker that points at Parley's own tracker database", async () => {
     const db = new URL(process.env.DATABASE_URL ?? '');
     const file = endpoints(

@@ -1,4 +1,12 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnModuleDestroy,
+  OnModuleInit,
+  Optional,
+} from '@nestjs/common';
+import { ReadinessChecks } from 'src/platform/health/readiness-checks';
 import { type EventBroker } from './brokers/event-broker';
 import { PikaBroker } from './brokers/pika-broker';
 import { type OutboxRelay } from './outbox-relay';
@@ -25,7 +33,10 @@ const SHUTDOWN_FLUSH_MS = 5_000;
 export class EventBrokerService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('EventBroker');
 
-  constructor(@Inject(EVENT_BROKER_SETUP) private readonly setup: EventBrokerSetup | null) {}
+  constructor(
+    @Inject(EVENT_BROKER_SETUP) private readonly setup: EventBrokerSetup | null,
+    @Optional() private readonly readiness?: ReadinessChecks,
+  ) {}
 
   /** Whether endpoints.yml configures a broker. */
   get configured(): boolean {
@@ -54,6 +65,20 @@ export class EventBrokerService implements OnModuleInit, OnModuleDestroy {
         );
     }
     relay.start();
+    // A warning on /health/ready, never a reason to take the instance out of the load balancer:
+    // turns go on while the broker is down, and the outbox keeps their events.
+    this.readiness?.register(
+      'event_broker',
+      () =>
+        relay.consecutiveFailures === 0
+          ? Promise.resolve()
+          : Promise.reject(
+              new Error(
+                `${relay.consecutiveFailures} failed publish attempts; events wait in the outbox`,
+              ),
+            ),
+      { critical: false },
+    );
     this.logger.log({ broker: broker.name, target: broker.target }, 'event broker configured');
   }
 

@@ -77,6 +77,11 @@ export class OutboxRelay {
     this.loop = this.run();
   }
 
+  /** Consecutive failed passes (0: the last pass published or found nothing to publish). */
+  get consecutiveFailures(): number {
+    return this.failures;
+  }
+
   /** Stops the loop after the pass in progress (rows not yet relayed stay in the outbox). */
   async stop(): Promise<void> {
     this.stopped = true;
