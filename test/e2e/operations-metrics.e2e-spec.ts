@@ -23,6 +23,12 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return null;
 }
 
+/** The action server as the metrics name it: its URL without query or credentials. */
+function actionTarget(url: string): string {
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}${u.pathname}`;
+}
+
 const DOMAIN = `
 version: "3.1"
 intents: [greet, check]
@@ -152,7 +158,10 @@ describe('GET /metrics after a conversation over HTTP', () => {
       sample(after, 'parley_tracker_store_query_seconds_count', { op: 'appendIfUnchanged' }),
     ).toBeGreaterThanOrEqual(3);
     expect(
-      sample(after, 'parley_action_server_request_duration_seconds_count', { outcome: 'success' }),
+      sample(after, 'parley_action_server_request_duration_seconds_count', {
+        target: actionTarget(actions.url),
+        outcome: 'success',
+      }),
     ).toBeGreaterThanOrEqual(1);
     expect(
       sample(after, 'parley_model_loaded_info', { model_id: 'f00dfeedf00dfeedf00dfeedf00dfeed' }),
