@@ -23,6 +23,7 @@ describe('parseWebhookBody', () => {
       metadata: { a: 1 },
       inputChannel: 'web',
       stream: true,
+      messageId: null,
     });
   });
 
@@ -69,7 +70,13 @@ describe('parseRestWebhookBody (the rest channel)', () => {
   it('reads sender (numbers become strings), message (stripped), metadata and input_channel', () => {
     expect(
       parseRestWebhookBody({ sender: 7, message: ' hi ', metadata: { a: 1 }, stream: 'x' }, 10),
-    ).toEqual({ sender: '7', message: 'hi', metadata: { a: 1 }, inputChannel: null });
+    ).toEqual({
+      sender: '7',
+      message: 'hi',
+      metadata: { a: 1 },
+      inputChannel: null,
+      messageId: null,
+    });
     expect(
       parseRestWebhookBody({ sender: 'u', message: 'hi', input_channel: 'web' }, 10).inputChannel,
     ).toBe('web');
