@@ -8,6 +8,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 export interface TcpProxy {
   readonly host: string;
   readonly port: number;
+  /** Client connections open through the proxy now. */
+  readonly open: number;
   freeze(): void;
   thaw(): void;
   cut(): Promise<void>;
@@ -61,6 +63,9 @@ export async function startTcpProxy(upstreamHost: string, upstreamPort: number):
   return {
     host: '127.0.0.1',
     port,
+    get open() {
+      return sockets.size / 2;
+    },
     freeze() {
       frozen = true;
       for (const s of sockets) s.pause();
