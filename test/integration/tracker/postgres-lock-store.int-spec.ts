@@ -23,12 +23,17 @@ describe(PostgresLockStore.name, () => {
 
   it('excludes a second instance from the same conversation until the first is done', async () => {
     const log: string[] = [];
+    let entered!: () => void;
+    const firstInside = new Promise<void>((r) => (entered = r));
     const first = one.withLock('c-1', async () => {
       log.push('one:start');
+      entered();
       await sleep(150);
       log.push('one:end');
     });
-    await sleep(30);
+    // The second instance asks only once the first holds the lock (a fixed delay raced the
+    // first connection on a loaded machine).
+    await firstInside;
     const second = two.withLock('c-1', async () => {
       log.push('two:start');
       await Promise.resolve();
@@ -63,8 +68,13 @@ describe(PostgresLockStore.name, () => {
   });
 
   it('gives up with LOCK.TIMEOUT when the lock is held too long', async () => {
-    const holder = one.withLock('c-slow', () => sleep(1000));
-    await sleep(50);
+    let entered!: () => void;
+    const holding = new Promise<void>((r) => (entered = r));
+    const holder = one.withLock('c-slow', () => {
+      entered();
+      return sleep(1000);
+    });
+    await holding;
     await expect(two.withLock('c-slow', () => Promise.resolve())).rejects.toMatchObject({
       code: 'LOCK.TIMEOUT',
     });

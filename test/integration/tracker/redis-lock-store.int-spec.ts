@@ -111,11 +111,14 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
     const conversation = `c-${randomUUID()}`;
     const held = gate();
     const order: string[] = [];
+    let entered!: () => void;
+    const holding = new Promise<void>((resolve) => (entered = resolve));
     const holder = a.withLock(conversation, async () => {
       order.push('a');
+      entered();
       await held.promise;
     });
-    await sleep(50);
+    await holding;
     const waiter = b.withLock(conversation, () => {
       order.push('b');
       return Promise.resolve('b ran');
