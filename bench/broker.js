@@ -7,11 +7,16 @@
 //                                         [--backlog 20000]
 //
 // 1. trains the test mood bot (`parley train`, test/fixtures/moodbot/config.full.yml);
-// 2. (a) REST turn throughput: `parley run` without an event broker ("off") and with
-//    `event_broker: type: pika` on the local RabbitMQ ("on"), alternately, --rounds times each,
-//    in the same run; every round: --conversations conversations at once, each --turns turns
-//    ("hi" / "great") one after the other through the REST webhook; each reply is checked. The
-//    "on" server's consumer checks afterwards that every event of those turns arrived.
+// 2. (a) REST turn throughput of four `parley run` set-ups, alternately, --rounds times each, in
+//    the same run (after one warm-up round): "off" (no event broker, the default lock store);
+//    "on" (`event_broker: type: pika` on the local RabbitMQ, so the outbox and its relay work);
+//    "down" (the same broker at an address where nothing listens: the outbox fills, the relay
+//    backs off); "redis+on" (the scale-out set-up: `lock_store: type: concurrent_redis` on
+//    REDIS_URL or 127.0.0.1:6379 plus the pika broker). Every round: --conversations
+//    conversations at once, each --turns turns ("hi" / "great") one after the other through the
+//    REST webhook; each reply is checked. The consumer checks afterwards that every event of
+//    the "on" and "redis+on" turns arrived. Targets: redis+on ≥ 0.8× off (one instance with
+//    Redis locks and the outbox on); down ≥ 0.9× on (a broker outage does not slow turns).
 // 3. (b) relay drain rate: a server whose broker is unreachable takes --backlog events through
 //    `POST /conversations/<id>/tracker/events` (50 events a request: all of them wait in the
 //    outbox); it stops, a server with the real RabbitMQ starts, and a consumer times the span
@@ -22,6 +27,7 @@
 const { chmodSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { URL } = require('node:url');
 const amqp = require('amqplib');
 const {
   check,
@@ -87,13 +93,28 @@ async function consumer(tag) {
   };
 }
 
-function endpointsFile(dir, name, url, c) {
+function endpointsFile(dir, name, url, c, extra = '') {
   const file = path.join(dir, name);
   writeFileSync(
     file,
-    `event_broker:\n  type: pika\n  url: ${url}\n  exchange_name: ${c.exchange}\n  queues:\n    - ${c.queue}\n`,
+    `event_broker:\n  type: pika\n  url: ${url}\n  exchange_name: ${c.exchange}\n  queues:\n    - ${c.queue}\n${extra}`,
   );
   return file;
+}
+
+/** endpoints.yml lines of the Redis lock store (REDIS_URL or 127.0.0.1:6379), own key prefix. */
+function redisLockLines() {
+  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  return [
+    'lock_store:',
+    '  type: concurrent_redis',
+    `  host: ${redis.hostname}`,
+    `  port: ${redis.port || 6379}`,
+    `  db: ${redis.pathname.slice(1) || 0}`,
+    `  key_prefix: bench${Math.random().toString(36).slice(2, 10)}`,
+    ...(redis.password ? ['  password: ${BENCH_REDIS_PASSWORD}'] : []),
+    '',
+  ].join('\n');
 }
 
 function percentile(sorted, p) {
@@ -161,13 +182,23 @@ async function main() {
     // (a) turn throughput, broker off vs on
     const live = await consumer('turns');
     cleanup.push(() => live.close());
-    const onFile = endpointsFile(tmp, 'on.yml', AMQP_URL, live);
+    const deadBroker = `amqp://guest:guest@127.0.0.1:${await freePort()}`;
+    const endpointsOf = {
+      off: null,
+      on: endpointsFile(tmp, 'on.yml', AMQP_URL, live),
+      down: endpointsFile(tmp, 'down-turns.yml', deadBroker, live),
+      'redis+on': endpointsFile(tmp, 'redis-on.yml', AMQP_URL, live, redisLockLines()),
+    };
+    const redisPassword = decodeURIComponent(
+      new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379').password,
+    );
     const throughput = [];
     for (let round_ = 0; round_ <= opts.rounds; round_++) {
-      for (const mode of ['off', 'on']) {
+      for (const mode of Object.keys(endpointsOf)) {
         const server = await startParley(models, {
           ...env,
-          ...(mode === 'on' ? { PARLEY_ENDPOINTS: onFile } : {}),
+          ...(endpointsOf[mode] ? { PARLEY_ENDPOINTS: endpointsOf[mode] } : {}),
+          ...(mode === 'redis+on' ? { BENCH_REDIS_PASSWORD: redisPassword } : {}),
         });
         try {
           const warmup = round_ === 0;
@@ -181,7 +212,7 @@ async function main() {
             const { senders: _senders, ...figures } = r;
             throughput.push({ mode, round: round_, ...figures });
           }
-          if (mode === 'on') {
+          if (mode === 'on' || mode === 'redis+on') {
             // every event of these turns reaches the consumer (checked, not timed)
             const expected = r.senders.length;
             const deadline = Date.now() + 30_000;
@@ -201,6 +232,8 @@ async function main() {
       return rows.reduce((s, t) => s + t.turnsPerSec, 0) / rows.length;
     };
     const ratio = round(mean('on') / mean('off'), 3);
+    const downRatio = round(mean('down') / mean('on'), 3);
+    const scaleOutRatio = round(mean('redis+on') / mean('off'), 3);
 
     // (b) drain rate of a backlog
     const drain = await consumer('drain');
@@ -266,15 +299,17 @@ async function main() {
       options: opts,
       turnThroughput: throughput,
       onOffRatio: ratio,
+      downOnRatio: downRatio,
+      redisOnOffRatio: scaleOutRatio,
       drain: { events: total, eventsPerSec: drainRate, target: 2000 },
     };
     writeResults(path.join(__dirname, 'results', 'broker.json'), report);
     console.table(throughput);
+    const pass = scaleOutRatio >= 0.8 && downRatio >= 0.9 && drainRate >= 2000;
     console.log(
-      `turn throughput with outbox + pika on / off: ${ratio} (target ≥ 0.9); ` +
-        `drain: ${total} events at ${drainRate} events/s (target ≥ 2,000) → ${
-          ratio >= 0.9 && drainRate >= 2000 ? 'PASS' : 'FAIL'
-        }`,
+      `turn throughput: outbox + pika on / off ${ratio}; broker down / on ${downRatio} (target ≥ 0.9); ` +
+        `Redis lock + outbox + pika / off ${scaleOutRatio} (target ≥ 0.8); ` +
+        `drain: ${total} events at ${drainRate} events/s (target ≥ 2,000) → ${pass ? 'PASS' : 'FAIL'}`,
     );
   } finally {
     await cleanup.run();

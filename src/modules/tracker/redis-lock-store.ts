@@ -172,6 +172,8 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
       connectionName: 'parley-locks',
+      // Commands of one event-loop tick (many conversations' tickets) go out in one write.
+      enableAutoPipelining: true,
     }) as Redis & LockCommands;
     this.client.defineCommand('parleyLockIssue', { numberOfKeys: 2, lua: ISSUE });
     this.client.defineCommand('parleyLockCheck', { numberOfKeys: 2, lua: CHECK });
