@@ -373,4 +373,30 @@ describe('ConversationRuntime', () => {
     expect(await intents('killed')).toEqual(['goodbye']);
     expect(await intents('kept')).toEqual(['goodbye', 'greet']);
   });
+
+  it('drops the reminder of a conversation deleted before it fires, rather than bring it back', async () => {
+    const reminders = new InMemoryReminderStore();
+    const scheduler = new ReminderScheduler(reminders, quietLog());
+    const { runtime, store } = setup({ listeners: [scheduler] });
+    const poller = new ReminderPoller(reminders, (due) => runtime.fireReminder(due), quietLog(), {
+      sweepMs: 3_600_000,
+    });
+    const at = '2023-11-14T22:14:00+00:00';
+    for (const conversation of ['deleted', 'kept']) {
+      await append(
+        runtime,
+        conversation,
+        [{ event: 'reminder', intent: 'greet', date_time: at, name: 'r' }],
+        true,
+      );
+    }
+    await runtime.deleteConversation('deleted');
+    poller.start();
+    await poller.sweep();
+    await poller.stop();
+    expect(reminders.size).toBe(0);
+    expect(await store.exists('deleted')).toBe(false);
+    const kept = (await store.retrieve('kept')) ?? [];
+    expect(kept.filter((e) => e.event === 'user').length).toBe(1);
+  });
 });

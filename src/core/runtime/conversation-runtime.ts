@@ -385,10 +385,20 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     return turn.tracker.currentState(command.verbosity, this.serialize);
   }
 
-  /** A due reminder: its intent is triggered in the conversation, unless the user wrote since. */
+  /**
+   * A due reminder: its intent is triggered in the conversation, unless the user wrote since,
+   * or the conversation was deleted meanwhile (a reminder must not bring it back).
+   */
   async fireReminder(due: DueReminder): Promise<void> {
     const assistant = this.assistants.current();
     if (assistant === null) return;
+    if (!(await this.store.exists(due.conversationId))) {
+      this.log.info('reminder of a deleted conversation dropped', {
+        sender: due.conversationId,
+        intent: due.intent,
+      });
+      return;
+    }
     const delivery: Delivery = {
       output: new CollectingOutputChannel(),
       effects: true,
