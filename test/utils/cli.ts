@@ -78,8 +78,10 @@ export async function startCliServer(
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
   readyTimeoutMs = 30_000,
+  /** A given port (e.g. a replica restarted where the load balancer expects it); else a free one. */
+  fixedPort?: number,
 ): Promise<CliServer> {
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const child = spawn(process.execPath, [BIN, 'run', ...args], {
     cwd: ROOT,
     env: { ...env, PORT: String(port) },
