@@ -24,7 +24,11 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
-        DatabaseModule.forRoot(databaseUrl, config.database.poolSize),
+        DatabaseModule.forRoot(
+          databaseUrl,
+          config.database.poolSize,
+          config.database.queryTimeoutMs,
+        ),
         // Routes are registered in this order, and Express tries them one by one: the channels
         // (the REST channel's webhook, every user message) come first.
         ChannelsModule.forRoot(config),

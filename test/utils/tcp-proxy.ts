@@ -17,7 +17,15 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(upstreamHost: string, upstreamPort: number): Promise<TcpProxy> {
+/**
+ * Listens on `listenHost` (loopback unless given: another address of this host, e.g. the root
+ * end of a veth pair that a network namespace reaches it by).
+ */
+export async function startTcpProxy(
+  upstreamHost: string,
+  upstreamPort: number,
+  listenHost = '127.0.0.1',
+): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let frozen = false;
   const track = (socket: Socket): void => {
@@ -44,7 +52,7 @@ export async function startTcpProxy(upstreamHost: string, upstreamPort: number):
   const listen = (port: number): Promise<number> =>
     new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
+      server.listen(port, listenHost, () => {
         server.off('error', reject);
         const address = server.address();
         resolve(typeof address === 'object' && address ? address.port : 0);
@@ -61,7 +69,7 @@ export async function startTcpProxy(upstreamHost: string, upstreamPort: number):
     });
   const port = await listen(0);
   return {
-    host: '127.0.0.1',
+    host: listenHost,
     port,
     get open() {
       return sockets.size / 2;

@@ -26,6 +26,12 @@ export interface AppConfig {
     readonly dataDir: string;
     readonly embeddedPort: number | null;
     readonly poolSize: number;
+    /**
+     * `DATABASE_QUERY_TIMEOUT_MS`: how long the server waits for the answer to one statement
+     * before it gives the connection up (the request fails with 503); 0 waits as long as TCP
+     * does (a silent network partition: until the link heals).
+     */
+    readonly queryTimeoutMs: number;
   };
   readonly lockStore: {
     readonly type: 'memory' | 'postgres';

@@ -84,6 +84,8 @@ export class EnvSchema {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(2) @Max(500) DATABASE_POOL_SIZE?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) DATABASE_QUERY_TIMEOUT_MS?: number;
+
   @IsOptional() @IsIn(['memory', 'postgres']) LOCK_STORE?: string;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) LOCK_TIMEOUT_MS?: number;

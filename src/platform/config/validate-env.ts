@@ -70,6 +70,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
       dataDir: resolve(schema.PARLEY_DATA_DIR ?? '.parley'),
       embeddedPort: schema.EMBEDDED_PG_PORT ?? null,
       poolSize: schema.DATABASE_POOL_SIZE ?? 20,
+      queryTimeoutMs: schema.DATABASE_QUERY_TIMEOUT_MS ?? 0,
     },
     lockStore: {
       type: (schema.LOCK_STORE ?? 'memory') as 'memory' | 'postgres',
@@ -212,6 +213,7 @@ export const ENV_KEYS = [
   'PARLEY_DATA_DIR',
   'EMBEDDED_PG_PORT',
   'DATABASE_POOL_SIZE',
+  'DATABASE_QUERY_TIMEOUT_MS',
   'LOCK_STORE',
   'LOCK_TIMEOUT_MS',
   'REMINDER_POLL_MS',

@@ -23,6 +23,7 @@ describe('isDatabaseUnavailable', () => {
       new Error('Client has encountered a connection error and is not queryable'),
     ],
     ['a closed pool', new Error('Cannot use a pool after calling end on the pool')],
+    ['no answer within query_timeout', new Error('Query read timeout')],
     [
       'a refusal on every address',
       new AggregateError([pgError('ECONNREFUSED'), pgError('ECONNREFUSED')], ''),

@@ -39,6 +39,8 @@ const MESSAGES = [
   'Client was closed and is not queryable',
   'Cannot use a pool after calling end on the pool',
   'Connection is not established with',
+  // query_timeout (DATABASE_QUERY_TIMEOUT_MS) ran out: no answer, the connection is given up
+  'Query read timeout',
 ];
 
 /**

@@ -16,7 +16,7 @@ export const DATABASE_URL = Symbol('DATABASE_URL');
 
 @Module({})
 export class DatabaseModule {
-  static forRoot(url: string, poolSize: number): DynamicModule {
+  static forRoot(url: string, poolSize: number, queryTimeoutMs = 0): DynamicModule {
     return {
       module: DatabaseModule,
       global: true,
@@ -24,7 +24,7 @@ export class DatabaseModule {
       exports: [DATABASE_URL],
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => buildTypeOrmOptions(url, poolSize),
+          useFactory: () => buildTypeOrmOptions(url, poolSize, queryTimeoutMs),
           dataSourceFactory: async (options) => {
             if (!options) throw new Error('TypeORM options missing');
             const dataSource = await new DataSource(options).initialize();

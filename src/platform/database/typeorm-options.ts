@@ -6,7 +6,11 @@ import { MIGRATIONS } from './migrations';
 const logger = new Logger('Database');
 
 /** The one options builder, used by the app and by the migration runner of the tests. */
-export function buildTypeOrmOptions(url: string, poolSize: number): DataSourceOptions {
+export function buildTypeOrmOptions(
+  url: string,
+  poolSize: number,
+  queryTimeoutMs = 0,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -25,6 +29,13 @@ export function buildTypeOrmOptions(url: string, poolSize: number): DataSourceOp
         { err: err instanceof Error ? err.message : String(err) },
         'idle database connection lost',
       ),
-    extra: { max: poolSize, ...POOL_DEFAULTS },
+    // query_timeout: pg's client-side deadline for an answer. Over a silent partition (packets
+    // dropped, no reset) a statement otherwise waits for TCP to give up, and the request with it;
+    // on the deadline the pool drops the connection and the request fails with 503.
+    extra: {
+      max: poolSize,
+      ...POOL_DEFAULTS,
+      ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),
+    },
   };
 }
