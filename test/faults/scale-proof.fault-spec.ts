@@ -2,10 +2,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { trainModel } from 'src/cli/train.command';
-import { ran, startActionServer, type TestActionServer } from 'test/utils/action-server';
+import { type TestActionServer } from 'test/utils/action-server';
 import { startCliServer, type CliServer } from 'test/utils/cli';
-import { FIXTURES } from 'test/utils/create-test-app';
+import {
+  echoMessage,
+  expectAnsweredStoredOnce,
+  postMessage,
+  startEchoActionServer,
+  storedEvents,
+  trainEchoBot,
+  waitUntil,
+  type Sent,
+} from 'test/utils/echobot';
 import {
   AMQP_URL,
   consumeQueue,
@@ -43,15 +51,6 @@ interface WireEvent {
   metadata: { event_id: string; seq: number };
 }
 
-interface StoredEvent {
-  seq: number;
-  type_name: string;
-  data: { text?: string; name?: string };
-}
-
-/** "/say{…}" needs no NLU; the entity value makes each message text unique. */
-const message = (c: number, m: number): string => `/say{"n":"${c}-${m}"}`;
-
 let rabbit = false;
 beforeAll(async () => {
   rabbit = await rabbitReachable('scale-out proof');
@@ -77,24 +76,8 @@ describe('scale-out proof: 3 replicas, 200 conversations × 20 messages, kill -9
 
   it('keeps every acknowledged message once, in order, with one bot turn, and streams every event once after dedupe', async () => {
     if (!rabbit) return;
-    const bot = join(FIXTURES, 'echobot');
-    const model = await trainModel(
-      {
-        data: [join(bot, 'data')],
-        domain: join(bot, 'domain.yml'),
-        config: join(bot, 'config.yml'),
-        out: join(dir, 'models'),
-        fixedModelName: 'echo',
-        force: true,
-      },
-      () => undefined,
-    );
-    actions = await startActionServer({
-      action_echo: (call) => {
-        const latest = call.tracker.latest_message as unknown as { text: string };
-        return Promise.resolve(ran([], [{ text: `echo ${latest.text}` }]));
-      },
-    });
+    const model = await trainEchoBot(dir);
+    actions = await startEchoActionServer();
     const exchange = uniqueName('parley-proof');
     const queue = `${exchange}-events`;
     consumer = await consumeQueue(queue, exchange);
@@ -121,9 +104,8 @@ describe('scale-out proof: 3 replicas, 200 conversations × 20 messages, kill -9
       DATABASE_POOL_SIZE: '10',
       LOCK_STORE: 'postgres',
     };
-    const args = ['--enable-api', '--model', model.path, '--endpoints', endpoints];
-    const start = (port?: number): Promise<CliServer> =>
-      startCliServer(args, env, 120_000, port);
+    const args = ['--enable-api', '--model', model, '--endpoints', endpoints];
+    const start = (port?: number): Promise<CliServer> => startCliServer(args, env, 120_000, port);
     for (const r of await Promise.all([start(), start(), start()])) replicas.push(r);
     db = new Client({ connectionString: process.env.DATABASE_URL });
     await db.connect();
@@ -167,29 +149,24 @@ describe('scale-out proof: 3 replicas, 200 conversations × 20 messages, kill -9
     };
 
     /** Each conversation sends its messages one after the other; failures are recorded. */
-    const sent = await Promise.all(
-      Array.from({ length: CONVERSATIONS }, async (_, c) => {
-        const sender = uniqueName(`proof-${c}`);
-        const outcomes: Array<{ text: string; ok: boolean }> = [];
-        for (let m = 0; m < MESSAGES; m++) {
-          const text = message(c, m);
-          const res = await fetch(`${lb.url}/webhooks/rest/webhook`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ sender, message: text }),
-          }).catch(() => null);
-          const body = res ? await res.text() : '';
-          const ok = res?.status === 200;
-          if (ok) {
-            // The answer is the reply of this message's own turn.
-            expect(JSON.parse(body)).toEqual([{ recipient_id: sender, text: `echo ${text}` }]);
-            onAcknowledged();
+    const senders = Array.from({ length: CONVERSATIONS }, (_, c) => uniqueName(`proof-${c}`));
+    const sent: Sent[] = (
+      await Promise.all(
+        senders.map(async (sender, c) => {
+          const mine: Sent[] = [];
+          for (let m = 0; m < MESSAGES; m++) {
+            const s = await postMessage(lb.url, sender, echoMessage(`${c}-${m}`));
+            if (s.status === 200) {
+              // The answer is the reply of this message's own turn.
+              expect(s.replies).toEqual([{ recipient_id: sender, text: `echo ${s.text}` }]);
+              onAcknowledged();
+            }
+            mine.push(s);
           }
-          outcomes.push({ text, ok });
-        }
-        return { sender, outcomes };
-      }),
-    );
+          return mine;
+        }),
+      )
+    ).flat();
     await Promise.all(faults);
     expect(killedAt).toBeGreaterThan(0);
     expect(purgedAt).toBeGreaterThan(0);
@@ -203,44 +180,30 @@ describe('scale-out proof: 3 replicas, 200 conversations × 20 messages, kill -9
     // Most messages were acknowledged: the faults cost only the requests they hit.
     expect(acknowledged).toBeGreaterThan(TOTAL * 0.9);
 
-    // Stored: per conversation, the user texts in order, each with exactly one bot turn.
-    const storedBySender = new Map<string, StoredEvent[]>();
-    const rows = await db.query<StoredEvent & { conversation_id: string }>(
-      `SELECT conversation_id, seq, type_name, data FROM conversation_event
-       WHERE conversation_id = ANY($1) ORDER BY conversation_id, seq`,
-      [sent.map((s) => s.sender)],
-    );
-    for (const r of rows.rows) {
-      const list = storedBySender.get(r.conversation_id) ?? [];
-      list.push(r);
-      storedBySender.set(r.conversation_id, list);
-    }
-    for (const { sender, outcomes } of sent) {
-      const events = storedBySender.get(sender) ?? [];
-      // seq 1…n without a gap or a duplicate
-      expect(events.map((e) => e.seq)).toEqual(events.map((_e, i) => i + 1));
-      const texts = turnsOf(sender, events);
-      // Each stored once, in the order sent (a subsequence of what was sent).
-      const order = outcomes.map((o) => o.text);
-      expect(new Set(texts).size).toBe(texts.length);
+    // Stored: every acknowledged message once with exactly one bot turn, an unacknowledged one
+    // at most once, in the order each conversation sent them.
+    const stored = await storedEvents(db, senders);
+    const { events: storedCount } = expectAnsweredStoredOnce(sent, stored);
+    for (const sender of senders) {
+      const order = sent.filter((s) => s.sender === sender).map((s) => s.text);
+      const texts = (stored.get(sender) ?? [])
+        .filter((e) => e.event === 'user')
+        .map((e) => e.text ?? '');
       const positions = texts.map((t) => order.indexOf(t));
-      expect(positions.every((p, i) => p >= 0 && (i === 0 || p > (positions[i - 1] ?? -1)))).toBe(
-        true,
-      );
-      // Every acknowledged message is among them.
-      const missing = outcomes.filter((o) => o.ok && !texts.includes(o.text)).map((o) => o.text);
-      expect({ sender, missing }).toEqual({ sender, missing: [] });
+      expect({
+        sender,
+        inOrder: positions.every((p, i) => i === 0 || p > (positions[i - 1] ?? -1)),
+      }).toEqual({ sender, inOrder: true });
     }
 
     // Streamed: the outbox drains, then every stored event arrived, exactly once after dedupe.
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const left = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM event_outbox');
-      if ((left.rows[0]?.n ?? 0) === 0) break;
-      if (Date.now() > deadline) throw new Error('the outbox did not drain within 2 minutes');
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const storedCount = rows.rows.length;
+    await waitUntil(
+      async () =>
+        (await db!.query<{ n: number }>('SELECT count(*)::int AS n FROM event_outbox')).rows[0]
+          ?.n === 0,
+      'the outbox drained',
+      120_000,
+    );
     await consumer.waitFor(storedCount, 60_000);
     const firstDeliveries = new Map<string, WireEvent[]>();
     const seen = new Set<string>();
@@ -252,41 +215,11 @@ describe('scale-out proof: 3 replicas, 200 conversations × 20 messages, kill -9
       firstDeliveries.set(body.sender_id, list);
     }
     expect(seen.size).toBe(storedCount);
-    for (const { sender } of sent) {
-      const stored = storedBySender.get(sender) ?? [];
+    for (const sender of senders) {
       const streamed = firstDeliveries.get(sender) ?? [];
       expect(streamed.map((e) => [e.metadata.seq, e.event])).toEqual(
-        stored.map((e) => [e.seq, e.type_name]),
+        (stored.get(sender) ?? []).map((e) => [e.seq, e.event]),
       );
     }
   });
 });
-
-/**
- * The user texts of a stored conversation: after the session start, each user event must be
- * followed by its own turn (`action_echo`, the bot's "echo <text>", `action_listen`) before the
- * next; a partial or interleaved turn fails the test.
- */
-function turnsOf(id: string, events: StoredEvent[]): string[] {
-  const label = (e: StoredEvent): string => e.data.name ?? e.type_name;
-  expect({ id, start: events.slice(0, 3).map(label) }).toEqual({
-    id,
-    start: ['action_session_start', 'session_started', 'action_listen'],
-  });
-  const texts: string[] = [];
-  for (let i = 3; i < events.length; i += 4) {
-    const turn = events.slice(i, i + 4);
-    const text = turn[0]?.data.text ?? '';
-    expect({ id, turn: turn.map((e) => [e.type_name, e.data.name ?? e.data.text]) }).toEqual({
-      id,
-      turn: [
-        ['user', text],
-        ['action', 'action_echo'],
-        ['bot', `echo ${text}`],
-        ['action', 'action_listen'],
-      ],
-    });
-    texts.push(text);
-  }
-  return texts;
-}
