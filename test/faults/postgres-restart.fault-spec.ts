@@ -209,8 +209,8 @@ describeWithPostgresBinaries('PostgreSQL restart under load', () => {
         rounds
           .map(
             (r) =>
-              `${r.mode}: down ${r.accepting - r.outage} ms, 503 after [${r.unreadyAfter}] ms, ` +
-              `200 after [${r.readyAfter}] ms`,
+              `${r.mode}: down ${r.accepting - r.outage} ms, 503 after [${r.unreadyAfter.join(', ')}] ms, ` +
+              `200 after [${r.readyAfter.join(', ')}] ms`,
           )
           .join('; ') +
         '\n',

@@ -85,7 +85,7 @@ export class ReadinessChecks {
     try {
       run = Promise.resolve(entry.check());
     } catch (error) {
-      run = Promise.reject(error as Error);
+      run = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     this.running.set(name, run);
     const forget = (): void => {
