@@ -23,10 +23,16 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 1000;
 /**
  * The checks `/health/ready` runs besides the database ping: modules register theirs at start
  * (the lock store, the loaded model, a broker as a warning). Global, one per application.
+ *
+ * One run of a check at a time: a probe that comes while the check is still running (also past
+ * its timeout) waits for that run instead of starting another. Otherwise frequent probes
+ * against a slow dependency pile up work behind each other (the lock store check queues on one
+ * lock id) and readiness stays down long after the dependency is back.
  */
 @Injectable()
 export class ReadinessChecks {
   private readonly checks = new Map<string, Registered>();
+  private readonly running = new Map<string, Promise<ReadinessDetails | void>>();
 
   register(
     name: string,
@@ -51,7 +57,7 @@ export class ReadinessChecks {
     let timer: NodeJS.Timeout | undefined;
     try {
       const details = await Promise.race([
-        entry.check(),
+        this.runOnce(name, entry),
         new Promise<never>((_, reject) => {
           timer = setTimeout(
             () => reject(new Error(`no answer within ${entry.timeoutMs} ms`)),
@@ -69,5 +75,23 @@ export class ReadinessChecks {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The check's run in progress, or a new one (forgotten once it settles). */
+  private runOnce(name: string, entry: Registered): Promise<ReadinessDetails | void> {
+    const current = this.running.get(name);
+    if (current !== undefined) return current;
+    let run: Promise<ReadinessDetails | void>;
+    try {
+      run = Promise.resolve(entry.check());
+    } catch (error) {
+      run = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    this.running.set(name, run);
+    const forget = (): void => {
+      if (this.running.get(name) === run) this.running.delete(name);
+    };
+    run.then(forget, forget);
+    return run;
   }
 }
