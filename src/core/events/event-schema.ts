@@ -14,16 +14,30 @@ export type ValidateEventsResult =
   | { readonly ok: true; readonly events: Record<string, unknown>[] }
   | { readonly ok: false; readonly message: string };
 
-// Compiled once at module load. `strict: false`: Rasa's schema uses `properties` without `type`.
-const ajv = new Ajv({ strict: false, allErrors: false, verbose: true });
-const validateAll: ValidateFunction = ajv.compile(EVENTS_SCHEMA);
-const validateCommon: ValidateFunction = ajv.compile(EVENT_COMMON_SCHEMA);
-const validateByType = new Map<string, ValidateFunction>(
-  Object.entries(EVENT_TYPE_SCHEMAS).map(([name, schema]) => [
-    name,
-    ajv.compile({ ...EVENT_COMMON_SCHEMA, allOf: [schema] }),
-  ]),
-);
+// Compiled on first use, each once (compiling them all costs a start-up a few hundred ms, and
+// the per-type ones serve only error messages). `strict: false`: Rasa's schema uses
+// `properties` without `type`.
+let ajv: Ajv | null = null;
+const compiled = new Map<string, ValidateFunction>();
+function validator(key: string, schema: () => object): ValidateFunction {
+  let validate = compiled.get(key);
+  if (validate === undefined) {
+    ajv ??= new Ajv({ strict: false, allErrors: false, verbose: true });
+    validate = ajv.compile(schema());
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+const validateAll = (): ValidateFunction => validator(' all', () => EVENTS_SCHEMA);
+const validateCommon = (): ValidateFunction => validator(' common', () => EVENT_COMMON_SCHEMA);
+const validateByType = (name: string): ValidateFunction | undefined => {
+  const schema = Object.prototype.hasOwnProperty.call(EVENT_TYPE_SCHEMAS, name)
+    ? (EVENT_TYPE_SCHEMAS as Record<string, object>)[name]
+    : undefined;
+  return schema === undefined
+    ? undefined
+    : validator(name, () => ({ ...EVENT_COMMON_SCHEMA, allOf: [schema] }));
+};
 
 /**
  * Rasa's `validate_events_in_request_body`: a body that is not a list is wrapped in one (an absent
@@ -32,7 +46,7 @@ const validateByType = new Map<string, ValidateFunction>(
  */
 export function validateEventsPayload(body: unknown): ValidateEventsResult {
   const events: unknown[] = Array.isArray(body) ? body : [body === undefined ? null : body];
-  if (validateAll(events)) {
+  if (validateAll()(events)) {
     return { ok: true, events: events as Record<string, unknown>[] };
   }
   return { ok: false, message: EVENTS_FORMAT_ERROR_PREFIX + describeFirstProblem(events) };
@@ -44,18 +58,19 @@ function describeFirstProblem(events: readonly unknown[]): string {
     if (problem !== null) return `events[${index}]${problem}`;
   }
   // Not reached: every event passed on its own. Fall back to the whole-list errors.
-  const first = validateAll.errors?.[0];
+  const first = validateAll().errors?.[0];
   return first ? `events${formatError(first, '')}` : 'invalid events';
 }
 
 /** `null` when the event is valid, else `<.field path>: <problem>`. */
 function describeEventProblem(event: unknown): string | null {
-  if (!validateCommon(event)) {
-    const first = validateCommon.errors?.[0];
+  const common = validateCommon();
+  if (!common(event)) {
+    const first = common.errors?.[0];
     return first ? formatError(first, '') : ': invalid event';
   }
   const name = (event as { event: string }).event;
-  const byType = validateByType.get(name);
+  const byType = validateByType(name);
   if (!byType) {
     return `.event: ${repr(name)} is not a valid event type`;
   }
