@@ -56,8 +56,9 @@ export function parseAnonymizationConfig(where: string, raw: unknown): Anonymiza
   const ruleLists = lists.map((list: unknown, i): AnonymizationRuleList => {
     const lat = `${at}.rule_lists[${i}]`;
     if (!isMapping(list)) invalid(lat, 'must be a mapping {id, rules}');
-    if (typeof list.id !== 'string' || list.id === '')
+    if (typeof list.id !== 'string' || list.id === '') {
       invalid(`${lat}.id`, 'must be a non-empty string');
+    }
     if (ids.has(list.id)) invalid(`${lat}.id`, `'${list.id}' is used twice`);
     ids.add(list.id);
     if (!Array.isArray(list.rules) || list.rules.length === 0) {
@@ -73,7 +74,7 @@ export function parseAnonymizationConfig(where: string, raw: unknown): Anonymiza
       if (!SUBSTITUTIONS.includes(substitution as Substitution)) {
         invalid(
           `${rat}.substitution`,
-          `'${String(substitution)}' is not one of ${SUBSTITUTIONS.join(', ')}`,
+          `${JSON.stringify(substitution)} is not one of ${SUBSTITUTIONS.join(', ')}`,
         );
       }
       const value = rule.value;
