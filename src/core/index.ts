@@ -210,6 +210,24 @@ export {
   type EnsemblePrediction,
 } from 'src/core/policies/policy-ensemble';
 export {
+  Anonymizer,
+  SUBSTITUTIONS,
+  mask,
+  parseAnonymizationConfig,
+  type AnonymizationConfig,
+  type AnonymizationRule,
+  type AnonymizationRuleList,
+  type Substitution,
+} from 'src/core/privacy/anonymizer';
+export { FAKER_TYPES, fakeValue } from 'src/core/privacy/fake-values';
+export {
+  RECOGNIZED_TYPES,
+  ibanValid,
+  luhnValid,
+  recognize,
+  type PiiSpan,
+} from 'src/core/privacy/recognizers';
+export {
   DEFAULT_MAX_NUMBER_OF_PREDICTIONS,
   DialogueProcessor,
   type ActionPrediction,

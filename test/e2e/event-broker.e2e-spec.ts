@@ -1,3 +1,4 @@
+import { connect, type ChannelModel } from 'amqplib';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,6 +136,77 @@ describe('event broker (RabbitMQ) end to end', () => {
     }
   });
 
+  it('events appended (POST) and replaced (PUT) through the tracker API reach the consumer as Rasa streams them', async () => {
+    if (!ok || t === undefined || live === undefined) return;
+    const id = uniqueId('broker-edit');
+    const mineOf = (): Body[] => live!.bodies().filter((b) => b.sender_id === id) as Body[];
+    const waitMine = async (n: number): Promise<Body[]> => {
+      for (const deadline = Date.now() + 20_000; mineOf().length < n;) {
+        if (Date.now() > deadline) throw new Error(`expected ${n} messages of ${id}`);
+        await live!.waitFor(live!.messages.length + 1, 20_000).catch(() => undefined);
+      }
+      return mineOf();
+    };
+    const flush = async (): Promise<void> => {
+      expect(await t!.app.get(EventBrokerService).flush(20_000)).toBe(true);
+    };
+    const events = async (): Promise<Array<Record<string, unknown>>> =>
+      (await request(t!.url).get(`/conversations/${id}/tracker?include_events=ALL`).expect(200))
+        .body.events as Array<Record<string, unknown>>;
+
+    // POST /tracker/events on a new conversation: session start + the posted event
+    await request(t.url)
+      .post(`/conversations/${id}/tracker/events`)
+      .send({ event: 'slot', name: 'note', value: 'first', timestamp: 1_700_000_000 })
+      .expect(200);
+    await flush();
+    let stored = await events();
+    let got = await waitMine(stored.length);
+    expect(got.map((b) => [b.event, b.metadata.seq])).toEqual(
+      stored.map((e, i) => [e.event, i + 1]),
+    );
+
+    // PUT with the stored events plus two: exactly the two, at the next positions
+    const more = [
+      {
+        event: 'user',
+        text: 'replaced in',
+        timestamp: 1_700_000_001,
+        parse_data: { intent: { name: 'greet', confidence: 1 }, entities: [] },
+      },
+      { event: 'bot', text: 'replaced out', timestamp: 1_700_000_002 },
+    ];
+    const before = got.length;
+    await request(t.url)
+      .put(`/conversations/${id}/tracker/events`)
+      .send([...stored, ...more])
+      .expect(200);
+    await flush();
+    got = await waitMine(before + 2);
+    const added = got.slice(before);
+    expect(added.map((b) => [b.event, b.text, b.metadata.seq])).toEqual([
+      ['user', 'replaced in', before + 1],
+      ['bot', 'replaced out', before + 2],
+    ]);
+    expect(new Set(got.map((b) => b.metadata.event_id)).size).toBe(got.length);
+
+    // PUT with a shorter list publishes nothing; the next append continues from its end
+    const kept = (await events()).slice(0, 1);
+    await request(t.url).put(`/conversations/${id}/tracker/events`).send(kept).expect(200);
+    await flush();
+    await request(t.url)
+      .post(`/conversations/${id}/tracker/events`)
+      .send({ event: 'slot', name: 'note', value: 'after', timestamp: 1_700_000_003 })
+      .expect(200);
+    await flush();
+    got = await waitMine(before + 3);
+    expect(got.slice(before + 2).map((b) => [b.event, b.value, b.metadata.seq])).toEqual([
+      ['slot', 'after', 2],
+    ]);
+    stored = await events();
+    expect(stored.map((e) => e.event)).toEqual([kept[0]?.event, 'slot']);
+  });
+
   it.each([
     ['event_broker:\n  type: file\n  path: events.log\n', 'supported: pika, kafka, sql'],
     ['event_broker:\n  type: kafka\n', "type kafka needs 'url'"],
@@ -175,5 +247,147 @@ describe('event broker (RabbitMQ) end to end', () => {
     await expect(
       startTestApp({ env: { PARLEY_ENDPOINTS: file }, withDomain: false }),
     ).rejects.toThrow("points at Parley's own tracker database");
+  });
+});
+
+/**
+ * `stream_pii: false` with an `anonymization_queues` destination on the real RabbitMQ: the
+ * broker's own queue gets nothing, the anonymisation queue gets every event with the rule list
+ * applied (user text, parse_data, entity values, slot values, bot text).
+ */
+describe('event broker (RabbitMQ): stream_pii false and an anonymisation queue', () => {
+  jest.setTimeout(120_000);
+  let ok = false;
+  let dir: string;
+  let t: TrainedBotApp | undefined;
+  let anon: QueueConsumer | undefined;
+  let amqp: ChannelModel | undefined;
+  const exchange = uniqueName('parley-pii-x');
+  const plainQueue = uniqueName('parley-pii-plain');
+  const anonQueue = uniqueName('parley-pii-anon');
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-pii-'));
+    ok = await rabbitReachable('event broker PII end-to-end');
+    if (!ok) return;
+    // The broker's own queue, bound to its exchange by the test: whatever Parley publishes
+    // there lands in it.
+    amqp = await connect(AMQP_URL);
+    const channel = await amqp.createChannel();
+    await channel.assertExchange(exchange, 'fanout', { durable: false });
+    await channel.assertQueue(plainQueue, { durable: true });
+    await channel.bindQueue(plainQueue, exchange, '');
+    await channel.close();
+    anon = await consumeQueue(anonQueue);
+    const file = join(dir, 'endpoints.yml');
+    writeFileSync(
+      file,
+      [
+        'event_broker:',
+        '  type: pika',
+        `  url: ${AMQP_URL}`,
+        `  exchange_name: ${exchange}`,
+        `  queues: [${plainQueue}]`,
+        '  stream_pii: false',
+        '  anonymization_queues:',
+        `    - name: ${anonQueue}`,
+        '      anonymization_rules: masked',
+        'anonymization:',
+        '  metadata: {language: en, model_name: en_core_web_lg, model_provider: spacy}',
+        '  rule_lists:',
+        '    - id: masked',
+        '      rules:',
+        '        - {entity: EMAIL_ADDRESS, substitution: mask}',
+        '        - {entity: PHONE_NUMBER, substitution: text, value: "<PHONE>"}',
+        '        - {entity: PERSON, substitution: mask}',
+        '        - {entity: CREDIT_CARD, substitution: faker}',
+        '',
+      ].join('\n'),
+    );
+    t = await startAppWithTrainedBot(MOODBOT, 'parley-pii-bot-', {
+      env: { PARLEY_ENDPOINTS: file },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await anon?.close();
+    if (amqp !== undefined) {
+      const channel = await amqp.createChannel();
+      await channel.deleteQueue(plainQueue).catch(() => undefined);
+      await amqp.close();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('only anonymised events are delivered', async () => {
+    if (!ok || t === undefined || anon === undefined || amqp === undefined) return;
+    const id = uniqueId('pii');
+    const secrets = [
+      'anna.berg@example.org',
+      '+49 170 1234567',
+      'Anna Berg',
+      '4111 1111 1111 1111',
+    ];
+    await sayRest(t.url, id, 'hello, write to anna.berg@example.org or call +49 170 1234567');
+    const text = 'I am Anna Berg, card 4111 1111 1111 1111';
+    await request(t.url)
+      .post(`/conversations/${id}/tracker/events`)
+      .send([
+        {
+          event: 'user',
+          text,
+          timestamp: 1_700_000_000,
+          parse_data: {
+            text,
+            intent: { name: 'greet', confidence: 1 },
+            entities: [{ entity: 'PERSON', start: 5, end: 14, value: 'Anna Berg' }],
+          },
+        },
+        { event: 'slot', name: 'contact', value: 'Anna Berg', timestamp: 1_700_000_001 },
+        {
+          event: 'bot',
+          text: 'Thanks Anna Berg, mail sent to anna.berg@example.org',
+          timestamp: 1_700_000_002,
+        },
+      ])
+      .expect(200);
+    expect(await t.app.get(EventBrokerService).flush(20_000)).toBe(true);
+
+    const stored = (
+      await request(t.url).get(`/conversations/${id}/tracker?include_events=ALL`).expect(200)
+    ).body.events as Array<Record<string, unknown>>;
+    // the tracker store keeps the originals
+    expect(JSON.stringify(stored)).toContain('anna.berg@example.org');
+    await anon.waitFor(stored.length);
+    const bodies = anon.bodies().filter((b) => b.sender_id === id) as Body[];
+    expect(bodies.map((b) => b.metadata.seq)).toEqual(stored.map((_, i) => i + 1));
+    const all = JSON.stringify(bodies);
+    for (const secret of secrets) expect(all).not.toContain(secret);
+
+    const users = bodies.filter((b) => b.event === 'user');
+    expect(users[0]?.text).toBe('hello, write to ********************* or call <PHONE>');
+    expect(users[0]?.parse_data).toMatchObject({
+      text: 'hello, write to ********************* or call <PHONE>',
+    });
+    expect(users[1]?.text).toMatch(/^I am \*{9}, card 4000\d{12}$/);
+    expect(users[1]?.parse_data).toMatchObject({
+      entities: [{ entity: 'PERSON', start: 5, end: 14, value: '*********' }],
+    });
+    expect(bodies.find((b) => b.event === 'slot' && b.name === 'contact')?.value).toBe('*********');
+    expect(bodies.filter((b) => b.event === 'bot').at(-1)?.text).toBe(
+      'Thanks *********, mail sent to *********************',
+    );
+    // every other field as stored (same event ids as the relay gives the originals)
+    bodies.forEach((b, i) => {
+      expect(b.event).toBe(stored[i]?.event);
+      expect(b.timestamp).toBe(stored[i]?.timestamp);
+    });
+
+    // nothing reached the broker's own queue: publishes were confirmed, so it would be there
+    const channel = await amqp.createChannel();
+    const { messageCount } = await channel.checkQueue(plainQueue);
+    await channel.close();
+    expect(messageCount).toBe(0);
   });
 });

@@ -136,5 +136,6 @@ export async function readDialogueEndpoints(
 
 /** The `event_broker` entry of an endpoints.yml (null: none); throws on a malformed one. */
 export async function readEventBroker(file: string): Promise<EventBrokerConfig | null> {
-  return eventBrokerOf(file, (await readEndpointsYaml(file)).event_broker);
+  const yaml = await readEndpointsYaml(file);
+  return eventBrokerOf(file, yaml.event_broker, yaml.anonymization);
 }

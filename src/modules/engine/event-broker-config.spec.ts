@@ -20,6 +20,7 @@ describe('event_broker of endpoints.yml', () => {
       connectionAttempts: 20,
       retryDelaySeconds: 5,
       raiseOnFailure: false,
+      pii: { streamPii: true, anonymized: [] },
     });
   });
 
@@ -124,5 +125,119 @@ describe('event_broker of endpoints.yml', () => {
   ])('%j is a start-up error naming the problem', (entry, message) => {
     expect(() => of(entry)).toThrow(message);
     expect(() => of(entry)).toThrow('endpoints.yml');
+  });
+});
+
+describe('event_broker PII keys (stream_pii, anonymization_queues / _topics)', () => {
+  const anonymization = {
+    rule_lists: [
+      { id: 'masked', rules: [{ entity: 'EMAIL_ADDRESS', substitution: 'mask' }] },
+      { id: 'faked', rules: [{ entity: 'PERSON', substitution: 'faker' }] },
+    ],
+  };
+  const pii = (entry: Record<string, unknown>, rules: unknown = anonymization): unknown =>
+    (eventBrokerOf('endpoints.yml', entry, rules) as { pii: unknown }).pii;
+
+  it('defaults: stream_pii true, no anonymised destinations', () => {
+    expect(pii({ type: 'pika', url: 'h' }, undefined)).toEqual({ streamPii: true, anonymized: [] });
+    expect(pii({ type: 'kafka', url: 'k:1' }, undefined)).toEqual({
+      streamPii: true,
+      anonymized: [],
+    });
+  });
+
+  it('pika queues and kafka topics resolve their rule lists', () => {
+    expect(
+      pii({
+        type: 'pika',
+        url: 'h',
+        stream_pii: false,
+        anonymization_queues: [{ name: 'anon', anonymization_rules: 'masked' }],
+      }),
+    ).toEqual({
+      streamPii: false,
+      anonymized: [
+        {
+          name: 'anon',
+          rules: expect.objectContaining({ id: 'masked' }),
+        },
+      ],
+    });
+    expect(
+      pii({
+        type: 'kafka',
+        url: 'k:1',
+        anonymization_topics: [
+          { name: 't1', anonymization_rules: 'masked' },
+          { name: 't2', anonymization_rules: 'faked' },
+        ],
+      }),
+    ).toMatchObject({
+      streamPii: true,
+      anonymized: [
+        { name: 't1', rules: { id: 'masked' } },
+        { name: 't2', rules: { id: 'faked' } },
+      ],
+    });
+  });
+
+  it('a bare name (Rasa 3.13 form) takes the only rule list', () => {
+    const one = { rule_lists: [anonymization.rule_lists[0]] };
+    expect(pii({ type: 'kafka', url: 'k:1', anonymization_topics: ['t'] }, one)).toMatchObject({
+      anonymized: [{ name: 't', rules: { id: 'masked' } }],
+    });
+  });
+
+  it.each([
+    [
+      {
+        type: 'pika',
+        url: 'h',
+        anonymization_topics: [{ name: 'x', anonymization_rules: 'masked' }],
+      },
+      anonymization,
+      "'anonymization_topics' is not a key of this broker type; use 'anonymization_queues'",
+    ],
+    [
+      { type: 'kafka', url: 'k:1', anonymization_queues: ['x'] },
+      anonymization,
+      "use 'anonymization_topics'",
+    ],
+    [
+      {
+        type: 'pika',
+        url: 'h',
+        anonymization_queues: [{ name: 'x', anonymization_rules: 'nope' }],
+      },
+      anonymization,
+      "'anonymization_queues[0]'.anonymization_rules 'nope' is not a rule list id",
+    ],
+    [
+      {
+        type: 'pika',
+        url: 'h',
+        anonymization_queues: [{ name: 'x', anonymization_rules: 'masked' }],
+      },
+      undefined,
+      "needs the 'anonymization' entry",
+    ],
+    [{ type: 'kafka', url: 'k:1', anonymization_topics: ['t'] }, anonymization, 'has 2 rule lists'],
+    [
+      { type: 'pika', url: 'h', stream_pii: 'no' },
+      anonymization,
+      "'stream_pii' must be true or false",
+    ],
+    [
+      { type: 'sql', dialect: 'postgresql', url: 'h', db: 'e', stream_pii: false },
+      anonymization,
+      "'stream_pii' is supported by the pika and kafka brokers only",
+    ],
+    [
+      { type: 'pika', url: 'h' },
+      { rule_lists: [{ id: 'a', rules: [{ entity: 'PERSON', substitution: 'hash' }] }] },
+      'anonymization.rule_lists[0].rules[0].substitution',
+    ],
+  ])('a wrong PII key stops start-up, naming the key (%#)', (entry, rules, message) => {
+    expect(() => eventBrokerOf('endpoints.yml', entry, rules)).toThrow(message);
   });
 });

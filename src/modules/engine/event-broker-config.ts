@@ -1,4 +1,20 @@
-import { DialogueError } from 'src/core';
+import { DialogueError, parseAnonymizationConfig, type AnonymizationRuleList } from 'src/core';
+
+/** One destination of anonymised copies: a queue (pika) or topic (kafka) and its rule list. */
+export interface AnonymizedDestination {
+  readonly name: string;
+  readonly rules: AnonymizationRuleList;
+}
+
+/**
+ * Rasa Pro's PII keys of a pika/kafka broker: `stream_pii: false` keeps the original events
+ * off the normal destinations; `anonymization_queues` / `anonymization_topics` receive
+ * copies with the rule list of `anonymization:` applied.
+ */
+export interface PiiRouting {
+  readonly streamPii: boolean;
+  readonly anonymized: readonly AnonymizedDestination[];
+}
 
 /** `event_broker: type: pika` (RabbitMQ), in Rasa's keys. */
 export interface PikaBrokerConfig {
@@ -12,6 +28,7 @@ export interface PikaBrokerConfig {
   readonly connectionAttempts: number;
   readonly retryDelaySeconds: number;
   readonly raiseOnFailure: boolean;
+  readonly pii: PiiRouting;
 }
 
 export type KafkaMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
@@ -35,6 +52,7 @@ export interface KafkaBrokerConfig {
     readonly keyfile: string | null;
     readonly checkHostname: boolean;
   };
+  readonly pii: PiiRouting;
 }
 
 /** `event_broker: type: sql`: Rasa's `events(id, sender_id, data)` table, on PostgreSQL. */
@@ -57,8 +75,10 @@ const KAFKA_MECHANISMS = {
 
 class Reader {
   constructor(
-    private readonly where: string,
-    private readonly e: Record<string, unknown>,
+    readonly where: string,
+    readonly e: Record<string, unknown>,
+    /** The `anonymization` entry of the same file (rule lists), validated. */
+    readonly ruleLists: readonly AnonymizationRuleList[] | null = null,
   ) {}
 
   fail(message: string): never {
@@ -117,6 +137,59 @@ function safe(url: URL): string {
   return copy.toString();
 }
 
+/**
+ * `stream_pii` and the anonymised destinations (`anonymization_queues` for pika,
+ * `anonymization_topics` for kafka): a list of `{name, anonymization_rules: <rule list id>}`
+ * (Rasa Pro 3.6–3.12) or of names (3.13+), a bare name taking the only rule list there is.
+ */
+function piiOf(r: Reader, key: 'anonymization_queues' | 'anonymization_topics'): PiiRouting {
+  const other = key === 'anonymization_queues' ? 'anonymization_topics' : 'anonymization_queues';
+  if (r.e[other] !== undefined && r.e[other] !== null) {
+    r.fail(`'${other}' is not a key of this broker type; use '${key}'`);
+  }
+  const streamPii = r.boolean('stream_pii', true);
+  const raw = r.e[key];
+  if (raw === undefined || raw === null) return { streamPii, anonymized: [] };
+  if (!Array.isArray(raw) || raw.length === 0) {
+    return r.fail(`'${key}' must be a non-empty list of {name, anonymization_rules}`);
+  }
+  const lists = r.ruleLists;
+  const names = new Set<string>();
+  const anonymized = raw.map((item: unknown, i): AnonymizedDestination => {
+    const at = `'${key}[${i}]'`;
+    let name: unknown;
+    let ruleId: unknown;
+    if (typeof item === 'string') {
+      name = item;
+      if (lists !== null && lists.length !== 1) {
+        r.fail(
+          `${at} names no 'anonymization_rules' and anonymization has ${lists.length} rule lists: write {name, anonymization_rules}`,
+        );
+      }
+      ruleId = lists?.[0]?.id;
+    } else if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
+      name = (item as Record<string, unknown>).name;
+      ruleId = (item as Record<string, unknown>).anonymization_rules;
+    } else {
+      return r.fail(`${at} must be {name, anonymization_rules} or a name`);
+    }
+    if (typeof name !== 'string' || name === '') r.fail(`${at}.name must be a non-empty string`);
+    if (names.has(name)) r.fail(`${at}.name '${name}' is listed twice`);
+    names.add(name);
+    if (lists === null) {
+      return r.fail(`${at} needs the 'anonymization' entry of endpoints.yml (rule_lists)`);
+    }
+    const rules = lists.find((l) => l.id === ruleId);
+    if (rules === undefined) {
+      return r.fail(
+        `${at}.anonymization_rules '${String(ruleId)}' is not a rule list id of 'anonymization' (ids: ${lists.map((l) => l.id).join(', ')})`,
+      );
+    }
+    return { name, rules };
+  });
+  return { streamPii, anonymized };
+}
+
 function pikaOf(r: Reader): PikaBrokerConfig {
   const host = r.string('url') ?? r.string('host');
   if (host === null) return r.fail("type pika needs 'url' (or 'host'): the RabbitMQ host");
@@ -139,6 +212,7 @@ function pikaOf(r: Reader): PikaBrokerConfig {
     connectionAttempts: r.number('connection_attempts', 20, 1, 1000),
     retryDelaySeconds: r.number('retry_delay_in_seconds', 5, 0, 3600),
     raiseOnFailure: r.boolean('raise_on_failure', false),
+    pii: piiOf(r, 'anonymization_queues'),
   };
 }
 
@@ -189,10 +263,16 @@ function kafkaOf(r: Reader): KafkaBrokerConfig {
       keyfile: r.string('ssl_keyfile'),
       checkHostname: r.boolean('ssl_check_hostname', true),
     },
+    pii: piiOf(r, 'anonymization_topics'),
   };
 }
 
 function sqlOf(r: Reader): SqlBrokerConfig {
+  for (const key of ['stream_pii', 'anonymization_queues', 'anonymization_topics']) {
+    if (r.e[key] !== undefined && r.e[key] !== null) {
+      r.fail(`'${key}' is supported by the pika and kafka brokers only, not by type sql`);
+    }
+  }
   const dialect = (r.string('dialect') ?? 'sqlite').toLowerCase();
   if (!['postgresql', 'postgres', 'postgresql+psycopg2'].includes(dialect)) {
     r.fail(`type sql: dialect '${dialect}' is not supported by Parley (supported: postgresql)`);
@@ -217,7 +297,12 @@ function sqlOf(r: Reader): SqlBrokerConfig {
  * (CONFIG.INVALID, naming the file and the key) when it is malformed or of a type Parley does
  * not build in. A missing `type` is pika, as in Rasa.
  */
-export function eventBrokerOf(file: string, entry: unknown): EventBrokerConfig | null {
+export function eventBrokerOf(
+  file: string,
+  entry: unknown,
+  anonymization?: unknown,
+): EventBrokerConfig | null {
+  const rules = parseAnonymizationConfig(file, anonymization);
   if (entry === undefined || entry === null) return null;
   if (typeof entry !== 'object' || Array.isArray(entry)) {
     throw new DialogueError(
@@ -226,7 +311,7 @@ export function eventBrokerOf(file: string, entry: unknown): EventBrokerConfig |
     );
   }
   const e = entry as Record<string, unknown>;
-  const r = new Reader(`${file}: event_broker`, e);
+  const r = new Reader(`${file}: event_broker`, e, rules?.ruleLists ?? null);
   const type = (r.string('type') ?? 'pika').toLowerCase();
   switch (type) {
     case 'pika':

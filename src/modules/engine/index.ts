@@ -4,8 +4,10 @@ export { EngineModule } from './engine.module';
 export {
   SUPPORTED_BROKERS,
   eventBrokerOf,
+  type AnonymizedDestination,
   type EventBrokerConfig,
   type KafkaBrokerConfig,
+  type PiiRouting,
   type PikaBrokerConfig,
   type SqlBrokerConfig,
 } from './event-broker-config';

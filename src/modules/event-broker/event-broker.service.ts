@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { ReadinessChecks } from 'src/platform/health/readiness-checks';
 import { type EventBroker } from './brokers/event-broker';
+import { PiiBroker } from './brokers/pii-broker';
 import { PikaBroker } from './brokers/pika-broker';
 import { type OutboxRelay } from './outbox-relay';
 
@@ -48,7 +49,9 @@ export class EventBrokerService implements OnModuleInit, OnModuleDestroy {
     const { broker, relay, raiseOnFailure } = this.setup;
     if (raiseOnFailure) {
       try {
-        await (broker instanceof PikaBroker ? broker.connectWithRetries() : broker.connect());
+        await (broker instanceof PikaBroker || broker instanceof PiiBroker
+          ? broker.connectWithRetries()
+          : broker.connect());
       } catch (error) {
         throw new Error(
           `event_broker ${broker.name} (${broker.target}) is not reachable and raise_on_failure is set: ${error instanceof Error ? error.message : String(error)}`,

@@ -2,6 +2,7 @@
 export { createBroker, sameDatabase } from './brokers/create-broker';
 export { EventBroker, type PublishHeaders } from './brokers/event-broker';
 export { KafkaBroker } from './brokers/kafka-broker';
+export { PiiBroker, anonymizeMessages } from './brokers/pii-broker';
 export { PikaBroker } from './brokers/pika-broker';
 export { SqlBroker } from './brokers/sql-broker';
 export { EventBrokerModule } from './event-broker.module';

@@ -206,13 +206,36 @@ export class PostgresTrackerStore extends TrackerStore {
     if (outbox && rows.length > 0) this.outbox.written();
   }
 
-  /** Replaces the events; the conversation's tags stay on it (same transaction). */
+  /**
+   * Replaces the events; the conversation's tags stay on it (same transaction). With a broker
+   * configured, the same transaction writes the outbox row of the replacement: as Rasa's
+   * tracker-store save (TrackerEventDiffEngine: the new list minus as many events as the stored
+   * tracker had), the events at positions after the ones the broker already has — the stored
+   * count, or less when turns of the old conversation still wait in the outbox: those rows are
+   * dropped (their events are gone) and the replacement is published from their first position,
+   * so the consumer's stream has no gap.
+   */
   async replace(conversationId: string, events: readonly SerializedEvent[]): Promise<void> {
+    const outbox = this.outbox.enabled;
+    let published = false;
     await this.dataSource.transaction(async (manager: EntityManager) => {
+      const before = await manager.query<Array<{ last_seq: number }>>(
+        'SELECT last_seq FROM conversation WHERE id = $1 FOR UPDATE',
+        [conversationId],
+      );
       const tags = await manager.query<Array<{ tag_id: string }>>(
         'SELECT tag_id FROM conversation_tag_link WHERE conversation_id = $1',
         [conversationId],
       );
+      let sent = before[0]?.last_seq ?? 0;
+      if (outbox) {
+        // Waits for a relay holding these rows: once it committed they are gone (published).
+        const [pending] = await manager.query<[Array<{ first_seq: number }>, number]>(
+          'DELETE FROM event_outbox WHERE conversation_id = $1 RETURNING first_seq',
+          [conversationId],
+        );
+        for (const row of pending) sent = Math.min(sent, row.first_seq - 1);
+      }
       await manager.query('DELETE FROM conversation WHERE id = $1', [conversationId]);
       if (events.length > 0) {
         await manager.query(UPSERT_APPEND, params(conversationId, wireEventRows(events)));
@@ -222,8 +245,16 @@ export class PostgresTrackerStore extends TrackerStore {
             [conversationId, tags.map((t) => t.tag_id)],
           );
         }
+        if (outbox && events.length > sent) {
+          await manager.query(
+            'INSERT INTO event_outbox (conversation_id, first_seq, last_seq) VALUES ($1, $2, $3)',
+            [conversationId, sent + 1, events.length],
+          );
+          published = true;
+        }
       }
     });
+    if (published) this.outbox.written();
   }
 
   async delete(conversationId: string): Promise<boolean> {

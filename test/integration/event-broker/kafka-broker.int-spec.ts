@@ -1,7 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { encodeWireEvent, type SerializedEvent, type StoreVersion } from 'src/core';
 import { eventBrokerOf, type KafkaBrokerConfig } from 'src/modules/engine';
-import { KafkaBroker, OutboxRelay } from 'src/modules/event-broker';
+import { createBroker, KafkaBroker, OutboxRelay, toBrokerMessage } from 'src/modules/event-broker';
 import { EventOutbox, PostgresTrackerStore } from 'src/modules/tracker';
 import { buildTypeOrmOptions } from 'src/platform/database/typeorm-options';
 import { startFakeKafka, type FakeKafka, type KafkaRecord } from 'test/utils/fake-kafka';
@@ -193,4 +193,46 @@ describe(`event outbox relayed to Kafka (${REAL_KAFKA ? 'KAFKA_URL' : 'contract 
       }
     },
   );
+
+  it('stream_pii false + anonymization_topics: originals stay off the topic, the anonymised topic gets masked copies', async () => {
+    const anonTopic = uniqueName('parley-anon');
+    const config = eventBrokerOf(
+      'endpoints.yml',
+      {
+        type: 'kafka',
+        url: url(),
+        topic: uniqueName('parley-topic'),
+        stream_pii: false,
+        anonymization_topics: [{ name: anonTopic, anonymization_rules: 'r' }],
+      },
+      { rule_lists: [{ id: 'r', rules: [{ entity: 'EMAIL_ADDRESS', substitution: 'mask' }] }] },
+    ) as KafkaBrokerConfig;
+    const broker = createBroker(config, process.env.DATABASE_URL ?? '');
+    cleanups.push(() => broker.close());
+    const sender = uniqueName('k-pii');
+    const events = [
+      { event: 'user', timestamp: 1, text: 'mail a.b@example.org', metadata: {} },
+      { event: 'slot', timestamp: 2, name: 'email', value: 'a.b@example.org', metadata: {} },
+    ];
+    const before = fake?.records.length ?? 0;
+    await broker.publish(
+      events.map((e, i) =>
+        toBrokerMessage({
+          conversationId: sender,
+          generation: 'g',
+          seq: i + 1,
+          data: JSON.stringify(e),
+        }),
+      ),
+    );
+    const records = (await recordsOf(fake, anonTopic, before + 2)).filter((r) => r.key === sender);
+    expect(records.map((r) => JSON.parse(r.value) as Record<string, unknown>)).toMatchObject([
+      { sender_id: sender, event: 'user', text: 'mail ***************', metadata: { seq: 1 } },
+      { sender_id: sender, event: 'slot', value: '***************', metadata: { seq: 2 } },
+    ]);
+    if (fake !== null) {
+      expect(fake.records.filter((r) => r.topic === config.topic)).toEqual([]);
+      expect(JSON.stringify(fake.records.slice(before))).not.toContain('a.b@example.org');
+    }
+  });
 });

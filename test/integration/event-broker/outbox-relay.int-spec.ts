@@ -39,6 +39,7 @@ function pikaConfig(url: string, exchange: string, queue: string): PikaBrokerCon
     connectionAttempts: 1,
     retryDelaySeconds: 0,
     raiseOnFailure: false,
+    pii: { streamPii: true, anonymized: [] },
   };
 }
 

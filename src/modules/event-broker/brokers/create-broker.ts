@@ -1,7 +1,8 @@
-import { DialogueError } from 'src/core';
-import { type EventBrokerConfig } from 'src/modules/engine';
+import { Anonymizer, DialogueError } from 'src/core';
+import { type EventBrokerConfig, type PiiRouting } from 'src/modules/engine';
 import { type EventBroker } from './event-broker';
 import { KafkaBroker } from './kafka-broker';
+import { PiiBroker } from './pii-broker';
 import { PikaBroker } from './pika-broker';
 import { SqlBroker } from './sql-broker';
 
@@ -9,9 +10,17 @@ import { SqlBroker } from './sql-broker';
 export function createBroker(config: EventBrokerConfig, trackerDatabaseUrl: string): EventBroker {
   switch (config.type) {
     case 'pika':
-      return new PikaBroker(config);
+      return withPii(
+        config.pii,
+        new PikaBroker(config),
+        (name) => new PikaBroker({ ...config, queues: [name] }, true),
+      );
     case 'kafka':
-      return new KafkaBroker(config);
+      return withPii(
+        config.pii,
+        new KafkaBroker(config),
+        (name) => new KafkaBroker({ ...config, topic: name }),
+      );
     case 'sql':
       if (sameDatabase(config.url, trackerDatabaseUrl)) {
         throw new DialogueError(
@@ -21,6 +30,23 @@ export function createBroker(config: EventBrokerConfig, trackerDatabaseUrl: stri
       }
       return new SqlBroker(config);
   }
+}
+
+/** The broker itself, or wrapped for `stream_pii: false` / anonymised destinations. */
+function withPii(
+  pii: PiiRouting,
+  broker: EventBroker,
+  destination: (name: string) => EventBroker,
+): EventBroker {
+  if (pii.streamPii && pii.anonymized.length === 0) return broker;
+  return new PiiBroker(
+    broker,
+    pii.streamPii,
+    pii.anonymized.map((d) => ({
+      broker: destination(d.name),
+      anonymizer: new Anonymizer(d.rules),
+    })),
+  );
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);

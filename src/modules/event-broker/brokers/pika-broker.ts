@@ -19,12 +19,22 @@ export class PikaBroker extends EventBroker {
   private channel: ConfirmChannel | null = null;
   private connecting: Promise<ConfirmChannel> | null = null;
 
-  constructor(private readonly config: PikaBrokerConfig) {
+  /**
+   * `direct`: a destination of anonymised copies (`anonymization_queues`): each queue is
+   * declared durable and gets the messages through the default exchange, routed by its name —
+   * not bound to the fanout exchange, so it receives the anonymised copies only.
+   */
+  constructor(
+    private readonly config: PikaBrokerConfig,
+    private readonly direct = false,
+  ) {
     super();
   }
 
   get target(): string {
-    return `${this.config.safeUrl} exchange ${this.config.exchangeName}`;
+    return this.direct
+      ? `${this.config.safeUrl} queue ${this.config.queues.join(',')}`
+      : `${this.config.safeUrl} exchange ${this.config.exchangeName}`;
   }
 
   /**
@@ -74,10 +84,10 @@ export class PikaBroker extends EventBroker {
       channel.on('error', drop);
       channel.on('close', drop);
       const { exchangeName, queues } = this.config;
-      await channel.assertExchange(exchangeName, 'fanout', { durable: false });
+      if (!this.direct) await channel.assertExchange(exchangeName, 'fanout', { durable: false });
       for (const queue of queues) {
         await channel.assertQueue(queue, { durable: true });
-        await channel.bindQueue(queue, exchangeName, '');
+        if (!this.direct) await channel.bindQueue(queue, exchangeName, '');
       }
       this.model = model;
       this.channel = channel;
@@ -92,19 +102,24 @@ export class PikaBroker extends EventBroker {
     const channel = await this.ready();
     const appId = rasaEnvironment();
     try {
+      const routes: Array<[string, string]> = this.direct
+        ? this.config.queues.map((q) => ['', q])
+        : [[this.config.exchangeName, '']];
       for (const m of messages) {
-        const ok = channel.publish(this.config.exchangeName, '', Buffer.from(m.body), {
-          persistent: true,
-          contentType: 'application/json',
-          messageId: m.eventId,
-          ...(appId !== null ? { appId } : {}),
-          headers: { ...headers, event_id: m.eventId, seq: m.seq },
-        });
-        if (!ok) {
-          await new Promise<void>((resolve, reject) => {
-            channel.once('drain', () => resolve());
-            channel.once('close', () => reject(new Error('RabbitMQ channel closed')));
+        for (const [exchange, routingKey] of routes) {
+          const ok = channel.publish(exchange, routingKey, Buffer.from(m.body), {
+            persistent: true,
+            contentType: 'application/json',
+            messageId: m.eventId,
+            ...(appId !== null ? { appId } : {}),
+            headers: { ...headers, event_id: m.eventId, seq: m.seq },
           });
+          if (!ok) {
+            await new Promise<void>((resolve, reject) => {
+              channel.once('drain', () => resolve());
+              channel.once('close', () => reject(new Error('RabbitMQ channel closed')));
+            });
+          }
         }
       }
       await withTimeout(channel.waitForConfirms(), CONFIRM_TIMEOUT_MS, 'RabbitMQ confirms');
