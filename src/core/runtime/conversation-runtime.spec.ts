@@ -152,6 +152,15 @@ class SpanLog extends Tracer {
   }
 }
 
+/** A store where another writer always got there first: every conditional append is refused. */
+class AlwaysOvertaken extends InMemoryTrackerStore {
+  attempts = 0;
+  override appendIfUnchanged(): Promise<null> {
+    this.attempts++;
+    return Promise.resolve(null);
+  }
+}
+
 class BrokenStore extends InMemoryTrackerStore {
   override appendIfUnchanged(): never {
     throw new Error('store down');
@@ -281,6 +290,17 @@ describe('ConversationRuntime', () => {
     const last = a.recorder.turns[a.recorder.turns.length - 1];
     // Session start (3) + a1 + b1 before it.
     expect(last?.firstSeq).toBe(6);
+  });
+
+  it('answers a write conflict (409 code), storing nothing, when another writer wins every attempt', async () => {
+    const store = new AlwaysOvertaken();
+    const { runtime, recorder } = setup({ store });
+    const turn = append(runtime, 'contested', [{ event: 'slot', name: 'x', value: 1 }]);
+    await expect(turn).rejects.toMatchObject({ code: 'TRACKER.WRITE_CONFLICT' });
+    // Each attempt read the conversation again and tried once more; none was stored or announced.
+    expect(store.attempts).toBe(5);
+    expect(await store.retrieve('contested')).toBeNull();
+    expect(recorder.turns).toEqual([]);
   });
 
   it('keeps a committed turn when a listener fails, and still runs the listeners after it', async () => {

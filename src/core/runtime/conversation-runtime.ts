@@ -633,9 +633,11 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
           };
         }
         if (attempt >= MAX_WRITE_ATTEMPTS) {
+          // Another writer stored first every time (its lock lease ran out under this turn, or
+          // the instances share no lock store): a conflict the client may retry, not a fault.
           throw new DialogueError(
-            'TRACKER.CONVERSATION_ERROR',
-            `Conversation '${conversationId}' kept changing under concurrent writers; the events were not stored. Use LOCK_STORE=postgres when several instances share a database.`,
+            'TRACKER.WRITE_CONFLICT',
+            `Conversation '${conversationId}' was changed by another writer during each of ${MAX_WRITE_ATTEMPTS} attempts; nothing of this request was stored. Retry it. Instances sharing a database need a shared lock store (LOCK_STORE=postgres or lock_store in endpoints.yml) whose lease (TICKET_LOCK_LIFETIME) outlasts a turn.`,
           );
         }
       }
