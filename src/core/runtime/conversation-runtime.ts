@@ -661,14 +661,22 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     }
   }
 
-  /** The latest session, from the cache or the store. */
+  /**
+   * The latest session, from the cache or the store. With a lock shared by several instances, a
+   * cached session is used only after a one-row version check: another instance may have
+   * written since, and a turn run on a stale session would be refused at the append and run
+   * again (its custom actions twice).
+   */
   private async latestSession(
     conversationId: string,
     assistant: LoadedAssistant,
     reload: boolean,
   ): Promise<CachedSession> {
     const cached = reload ? undefined : this.cache.get(conversationId);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      if (!this.locks.sharedAcrossProcesses()) return cached;
+      if (sameVersion(await this.store.version(conversationId), cached.version)) return cached;
+    }
     const read = await this.store.retrieveVersioned(conversationId, { latestSessionOnly: true });
     const events = read?.events ?? [];
     return {
