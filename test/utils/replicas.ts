@@ -302,9 +302,11 @@ export async function burst(
 ): Promise<void> {
   const ids = Array.from({ length: conversations }, (_, c) => `${prefix}-${c}-${uniqueSuffix()}`);
   const sent = await Promise.all(
-    ids.flatMap((id, c) =>
-      Array.from({ length: perConversation }, (_, m) => post(url, id, message(`${c}-${m}`))),
-    ),
+    // Sent message by message across the conversations, so that whatever a proxy or a server
+    // takes first spreads over every conversation rather than queueing behind a few.
+    Array.from({ length: perConversation }, (_, m) =>
+      ids.map((id, c) => post(url, id, message(`${c}-${m}`))),
+    ).flat(),
   );
   expect(failures(sent)).toEqual([]);
   const wrong = sent.filter(
