@@ -19,6 +19,11 @@ export class InMemoryLockStore extends LockStore {
     super();
   }
 
+  /** One process only: whatever it last wrote of a conversation is still the latest. */
+  override sharedAcrossProcesses(): boolean {
+    return false;
+  }
+
   async withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(conversationId) ?? Promise.resolve();
     let release!: () => void;

@@ -6,4 +6,13 @@
 export abstract class LockStore {
   /** Runs `work` while holding the conversation's lock; the lock is released however `work` ends. */
   abstract withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T>;
+
+  /**
+   * Whether the lock is shared with other processes (instances): then a conversation may have
+   * been changed elsewhere since this process last held its lock, and what it cached of it must
+   * be checked first. `false` only for a lock of one process.
+   */
+  sharedAcrossProcesses(): boolean {
+    return true;
+  }
 }

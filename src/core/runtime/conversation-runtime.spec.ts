@@ -81,6 +81,7 @@ function setup(
     cacheSize?: number;
     observer?: TurnObserver;
     tracer?: Tracer;
+    locks?: InMemoryLockStore;
   } = {},
 ): Setup {
   const store = options.store ?? new InMemoryTrackerStore();
@@ -90,7 +91,7 @@ function setup(
   const domain = Domain.fromYaml(DOMAIN);
   const runtime = new ConversationRuntime({
     store,
-    locks: new InMemoryLockStore(),
+    locks: options.locks ?? new InMemoryLockStore(),
     clock: new FixedClock(1_700_000_000, 0.01),
     assistants: new Served({ domain, modelId: 'm1', modelFile: null, assistantId: 'a1' }),
     outputs,
@@ -149,6 +150,40 @@ class SpanLog extends Tracer {
   startSpan(name?: string): TraceSpan {
     if (name !== undefined) this.spans.push({ name, parent: this.open.at(-1) ?? null });
     return { setAttribute: () => undefined, recordError: () => undefined, end: () => undefined };
+  }
+}
+
+/** A lock as several instances share it (the turn logic is what is tested, not the lock). */
+class SharedLocks extends InMemoryLockStore {
+  override sharedAcrossProcesses(): boolean {
+    return true;
+  }
+}
+
+/** Counts conditional appends (one per attempt of a turn) and full session reads. */
+class CountingStore extends InMemoryTrackerStore {
+  attempts = 0;
+  reads = 0;
+  override appendIfUnchanged(
+    ...args: Parameters<InMemoryTrackerStore['appendIfUnchanged']>
+  ): ReturnType<InMemoryTrackerStore['appendIfUnchanged']> {
+    this.attempts++;
+    return super.appendIfUnchanged(...args);
+  }
+  override retrieveVersioned(
+    ...args: Parameters<InMemoryTrackerStore['retrieveVersioned']>
+  ): ReturnType<InMemoryTrackerStore['retrieveVersioned']> {
+    this.reads++;
+    return super.retrieveVersioned(...args);
+  }
+}
+
+/** A store where another writer always got there first: every conditional append is refused. */
+class AlwaysOvertaken extends InMemoryTrackerStore {
+  attempts = 0;
+  override appendIfUnchanged(): Promise<null> {
+    this.attempts++;
+    return Promise.resolve(null);
   }
 }
 
@@ -281,6 +316,38 @@ describe('ConversationRuntime', () => {
     const last = a.recorder.turns[a.recorder.turns.length - 1];
     // Session start (3) + a1 + b1 before it.
     expect(last?.firstSeq).toBe(6);
+  });
+
+  it('answers a write conflict (409 code), storing nothing, when another writer wins every attempt', async () => {
+    const store = new AlwaysOvertaken();
+    const { runtime, recorder } = setup({ store });
+    const turn = append(runtime, 'contested', [{ event: 'slot', name: 'x', value: 1 }]);
+    await expect(turn).rejects.toMatchObject({ code: 'TRACKER.WRITE_CONFLICT' });
+    // Each attempt read the conversation again and tried once more; none was stored or announced.
+    expect(store.attempts).toBe(5);
+    expect(await store.retrieve('contested')).toBeNull();
+    expect(recorder.turns).toEqual([]);
+  });
+
+  it('checks a cached session against the store first when the lock is shared: a turn after another instance wrote runs once', async () => {
+    const store = new CountingStore();
+    const a = setup({ store, locks: new SharedLocks() });
+    const b = setup({ store, locks: new SharedLocks() });
+    await append(a.runtime, 'shared', [{ event: 'slot', name: 'n', value: 'a1' }]);
+    await append(b.runtime, 'shared', [{ event: 'slot', name: 'n', value: 'b1' }]);
+    store.attempts = 0;
+    // a's cached session is stale: it reads the newer one before the work, not after a refusal.
+    await append(a.runtime, 'shared', [{ event: 'slot', name: 'n', value: 'a2' }]);
+    expect(store.attempts).toBe(1);
+    const values = ((await store.retrieve('shared')) ?? [])
+      .filter((e) => e.event === 'slot')
+      .map((e) => (e as JsonObject).value);
+    expect(values).toEqual(['a1', 'b1', 'a2']);
+    // Unchanged since: the cached session serves without a reload.
+    store.attempts = 0;
+    store.reads = 0;
+    await append(a.runtime, 'shared', [{ event: 'slot', name: 'n', value: 'a3' }]);
+    expect([store.attempts, store.reads]).toEqual([1, 0]);
   });
 
   it('keeps a committed turn when a listener fails, and still runs the listeners after it', async () => {

@@ -643,9 +643,11 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
           };
         }
         if (attempt >= MAX_WRITE_ATTEMPTS) {
+          // Another writer stored first every time (its lock lease ran out under this turn, or
+          // the instances share no lock store): a conflict the client may retry, not a fault.
           throw new DialogueError(
-            'TRACKER.CONVERSATION_ERROR',
-            `Conversation '${conversationId}' kept changing under concurrent writers; the events were not stored. Use LOCK_STORE=postgres when several instances share a database.`,
+            'TRACKER.WRITE_CONFLICT',
+            `Conversation '${conversationId}' was changed by another writer during each of ${MAX_WRITE_ATTEMPTS} attempts; nothing of this request was stored. Retry it. Instances sharing a database need a shared lock store (LOCK_STORE=postgres or lock_store in endpoints.yml) whose lease (TICKET_LOCK_LIFETIME) outlasts a turn.`,
           );
         }
       }
@@ -669,14 +671,22 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     }
   }
 
-  /** The latest session, from the cache or the store. */
+  /**
+   * The latest session, from the cache or the store. With a lock shared by several instances, a
+   * cached session is used only after a one-row version check: another instance may have
+   * written since, and a turn run on a stale session would be refused at the append and run
+   * again (its custom actions twice).
+   */
   private async latestSession(
     conversationId: string,
     assistant: LoadedAssistant,
     reload: boolean,
   ): Promise<CachedSession> {
     const cached = reload ? undefined : this.cache.get(conversationId);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      if (!this.locks.sharedAcrossProcesses()) return cached;
+      if (sameVersion(await this.store.version(conversationId), cached.version)) return cached;
+    }
     const read = await this.store.retrieveVersioned(conversationId, { latestSessionOnly: true });
     const events = read?.events ?? [];
     return {

@@ -32,6 +32,10 @@ export class MeteredLockStore extends LockStore implements OnApplicationShutdown
     super();
   }
 
+  override sharedAcrossProcesses(): boolean {
+    return this.inner.sharedAcrossProcesses();
+  }
+
   async withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
     const started = process.hrtime.bigint();
     let acquired = false;

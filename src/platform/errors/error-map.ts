@@ -54,6 +54,7 @@ export const ERROR_MAP: Readonly<Record<ErrorCode, ErrorMapping>> = {
   'REQUEST.BODY_MISSING': m(400, 'BadRequest', 'BAD_USER_INPUT'),
   'TRACKER.CONVERSATION_NOT_FOUND': m(404, 'Not found', 'NOT_FOUND'),
   'TRACKER.CONVERSATION_ERROR': m(500, 'ConversationError', 'INTERNAL_SERVER_ERROR'),
+  'TRACKER.WRITE_CONFLICT': m(409, 'Conflict', 'CONFLICT'),
   'MODEL.NOT_LOADED': m(409, 'Conflict', 'CONFLICT'),
   'MODEL.INVALID_ARCHIVE': m(400, 'LoadingError', 'BAD_USER_INPUT'),
   'MODEL.INCOMPATIBLE': m(400, 'LoadingError', 'BAD_USER_INPUT'),
