@@ -22,7 +22,10 @@ export async function startRoundRobinProxy(
   targets: readonly string[],
   { healthPath = '/health/ready', checkMs = 500 } = {},
 ): Promise<RoundRobinProxy> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // `timeout` set, Node's agent honours the replicas' `Keep-Alive: timeout=5` hint: an idle
+  // socket is dropped a second before the replica would close it, so a request never races a
+  // keep-alive close (a reset the proxy could not tell from a replica dying mid-request).
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 60_000 });
   const forwarded = targets.map(() => 0);
   const up = targets.map(() => true);
   let next = 0;
