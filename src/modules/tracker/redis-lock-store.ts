@@ -204,8 +204,7 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
           db: c.db,
           sentinelRetryStrategy: (times: number) => Math.min(times * 100, 1000),
           sentinelCommandTimeout: c.socketTimeoutMs,
-          // Sentinels announce a new master: reconnect to it at once.
-          failoverDetector: true,
+          // No failoverDetector: its sentinel subscriptions outlive quit() (ioredis 5.11).
           // A former master turned replica refuses writes: find the master again.
           reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
           ...(tls !== null ? { enableTLSForSentinelMode: true, sentinelTLS: { ...tls } } : {}),
