@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { connect, createServer } from 'node:net';
-import { type RedisConnectionSettings } from 'src/modules/tracker';
+import { NO_TLS_FILES, type RedisConnectionSettings } from 'src/modules/tracker';
 
 /**
  * Redis for tests. The suite's Redis is, in order: `REDIS_URL`; 127.0.0.1:6379 when it answers
@@ -153,6 +153,10 @@ export function redisConnection(
 ): RedisConnectionSettings {
   const url = new URL(redis.url);
   return {
+    deploymentMode: 'standard',
+    endpoints: [],
+    sentinelService: null,
+    tlsFiles: NO_TLS_FILES,
     host: url.hostname || '127.0.0.1',
     port: Number(url.port || '6379'),
     db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,

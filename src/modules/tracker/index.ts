@@ -23,10 +23,14 @@ export { PostgresLockStore } from './postgres-lock-store';
 export { PostgresTrackerStore } from './postgres-tracker-store';
 export { RedisLockStore, type RedisLockStoreOptions } from './redis-lock-store';
 export {
+  NO_TLS_FILES,
   parseStoreEndpoints,
   readStoreEndpoints,
   type LockStoreEndpoint,
   type RedisConnectionSettings,
+  type RedisDeploymentMode,
+  type RedisNode,
+  type RedisTlsFiles,
   type StoreEndpoints,
   type TrackerStoreEndpoint,
 } from './store-endpoints';

@@ -1,8 +1,11 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
+import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { createHash, randomUUID } from 'node:crypto';
 import { DialogueError, InMemoryLockStore, LockStore, RETRY_AFTER_DETAIL } from 'src/core';
-import { type RedisConnectionSettings } from './store-endpoints';
+import { readRedisTlsFiles, type RedisConnectionSettings } from './store-endpoints';
+
+/** A standalone or Sentinel-found server, or a Redis Cluster. */
+type RedisClient = Redis | Cluster;
 
 export interface RedisLockStoreOptions {
   readonly connection: RedisConnectionSettings;
@@ -135,8 +138,9 @@ interface LockCommands {
 export class RedisLockStore extends LockStore implements OnApplicationShutdown {
   private readonly logger = new Logger(RedisLockStore.name);
   private readonly local: InMemoryLockStore;
-  private readonly client: Redis & LockCommands;
-  private readonly subscriber: Redis;
+  private readonly client: RedisClient & LockCommands;
+  private readonly subscriber: RedisClient;
+  private readonly cluster: boolean;
   private readonly prefix: string;
   private readonly channel: string;
   private readonly recheckMs: number;
@@ -150,35 +154,79 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
     this.recheckMs = options.recheckMs ?? DEFAULT_RECHECK_MS;
     this.prefix = `${options.keyPrefix === null ? '' : `${options.keyPrefix}:`}concurrent_lock:`;
     const c = options.connection;
+    this.cluster = c.deploymentMode === 'cluster';
     this.channel = `${this.prefix}released:${c.db}`;
-    const base = {
-      host: c.host,
-      port: c.port,
-      db: c.db,
+    // Read now: a missing file fails the start naming its key.
+    const tls = c.useSsl ? readRedisTlsFiles(c.tlsFiles) : null;
+    const common: RedisOptions = {
       ...(c.username !== null ? { username: c.username } : {}),
       ...(c.password !== null ? { password: c.password } : {}),
-      ...(c.useSsl ? { tls: {} } : {}),
+      ...(tls !== null ? { tls: { ...tls } } : {}),
       connectTimeout: c.socketTimeoutMs,
       disconnectTimeout: 500,
       // Reconnect soon after Redis is back: at most a second between attempts.
       retryStrategy: (times: number) => Math.min(times * 100, 1000),
       lazyConnect: true,
     };
-    this.client = new Redis({
-      ...base,
+    // Commands fail closed at once while disconnected, rather than queue turns behind an outage.
+    const failFast: RedisOptions = {
       commandTimeout: c.socketTimeoutMs,
-      // Fail closed at once while disconnected, rather than queue turns behind an outage.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
-      connectionName: 'parley-locks',
       // Commands of one event-loop tick (many conversations' tickets) go out in one write.
       enableAutoPipelining: true,
-    }) as Redis & LockCommands;
+    };
+    const create = (extra: RedisOptions, name: string): RedisClient => {
+      if (c.deploymentMode === 'cluster') {
+        const seeds = c.endpoints.length > 0 ? c.endpoints : [{ host: c.host, port: c.port }];
+        const options: ClusterOptions = {
+          lazyConnect: true,
+          enableOfflineQueue: extra.enableOfflineQueue ?? true,
+          // Its CLUSTER INFO would meet the closed offline queue and fail every connection.
+          enableReadyCheck: extra.enableOfflineQueue !== false,
+          clusterRetryStrategy: (times: number) => Math.min(times * 100, 1000),
+          slotsRefreshTimeout: c.socketTimeoutMs,
+          // A node whose address is a host name keeps it for TLS (its certificate's name).
+          ...(tls !== null ? { dnsLookup: (address, done) => done(null, address) } : {}),
+          redisOptions: { ...common, ...extra, lazyConnect: false, connectionName: name },
+        };
+        return new Cluster(
+          seeds.map((n) => ({ host: n.host, port: n.port })),
+          options,
+        );
+      }
+      if (c.deploymentMode === 'sentinel') {
+        return new Redis({
+          ...common,
+          ...extra,
+          sentinels: c.endpoints.map((n) => ({ host: n.host, port: n.port })),
+          name: c.sentinelService ?? undefined,
+          role: 'master',
+          db: c.db,
+          sentinelRetryStrategy: (times: number) => Math.min(times * 100, 1000),
+          sentinelCommandTimeout: c.socketTimeoutMs,
+          // No failoverDetector: its sentinel subscriptions outlive quit() (ioredis 5.11).
+          // A former master turned replica refuses writes: find the master again.
+          reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
+          ...(tls !== null ? { enableTLSForSentinelMode: true, sentinelTLS: { ...tls } } : {}),
+          connectionName: name,
+        });
+      }
+      return new Redis({
+        ...common,
+        ...extra,
+        host: c.host,
+        port: c.port,
+        db: c.db,
+        connectionName: name,
+      });
+    };
+    this.client = create(failFast, 'parley-locks') as RedisClient & LockCommands;
     this.client.defineCommand('parleyLockIssue', { numberOfKeys: 2, lua: ISSUE });
     this.client.defineCommand('parleyLockCheck', { numberOfKeys: 2, lua: CHECK });
     this.client.defineCommand('parleyLockRelease', { numberOfKeys: 2, lua: RELEASE });
-    this.subscriber = new Redis({ ...base, connectionName: 'parley-locks-wake' });
+    this.subscriber = create({}, 'parley-locks-wake');
     this.client.on('error', (err: Error) => this.logError('lock store connection', err));
     this.subscriber.on('error', (err: Error) => this.logError('lock wake-up connection', err));
     this.subscriber.on('message', (_channel: string, conversationId: string) =>
@@ -192,7 +240,7 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
    */
   async start(): Promise<void> {
     const timeout = this.options.connection.socketTimeoutMs;
-    const connect = async (redis: Redis): Promise<void> => {
+    const connect = async (redis: RedisClient): Promise<void> => {
       try {
         await withTimeout(redis.connect(), timeout);
       } catch (err) {
@@ -301,8 +349,19 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
     }
   }
 
+  /**
+   * Standalone and Sentinel: Rasa's key shape. Cluster: the conversation part is a hash tag
+   * (`{…}`), so all keys of one conversation live in one slot and each script runs on one node.
+   * An id that would end the tag early (a `}`) is tagged by its SHA-1 instead: `{}` would not
+   * be a tag at all.
+   */
   private keys(conversationId: string): Keys {
-    const base = `${this.prefix}${conversationId}:`;
+    const part = !this.cluster
+      ? conversationId
+      : conversationId.includes('}')
+        ? `{${createHash('sha1').update(conversationId).digest('hex')}}`
+        : `{${conversationId}}`;
+    const base = `${this.prefix}${part}:`;
     return { base, counter: `${base}last_issued_ticket_number`, queue: `${base}queue` };
   }
 
@@ -385,7 +444,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Quits politely when connected (pending releases are sent first), else drops the socket. */
-async function close(redis: Redis): Promise<void> {
+async function close(redis: RedisClient): Promise<void> {
   if (redis.status === 'ready') {
     try {
       await redis.quit();

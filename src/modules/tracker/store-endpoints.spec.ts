@@ -16,8 +16,12 @@ describe('parseStoreEndpoints', () => {
           type: 'redis',
           spelledAs: type,
           connection: {
+            deploymentMode: 'standard',
             host: 'redis.internal',
             port: 6379,
+            endpoints: [],
+            sentinelService: null,
+            tlsFiles: { certFile: null, keyFile: null, caCerts: null },
             db: 1,
             username: null,
             password: null,
@@ -48,8 +52,12 @@ describe('parseStoreEndpoints', () => {
         type: 'redis',
         spelledAs: 'concurrent_redis',
         connection: {
+          deploymentMode: 'standard',
           host: 'cache',
           port: 6380,
+          endpoints: [],
+          sentinelService: null,
+          tlsFiles: { certFile: null, keyFile: null, caCerts: null },
           db: 3,
           username: 'parley',
           password: 's3cret',
@@ -84,6 +92,121 @@ describe('parseStoreEndpoints', () => {
       expect(warnings).toEqual([
         'endpoints.yml: lock_store.key_prefix is not alphanumeric and is ignored (keys have no prefix)',
       ]);
+    });
+
+    it('reads deployment_mode cluster: endpoints as "host:port" seeds, db forced to 0', () => {
+      const { lockStore, warnings } = parse({
+        lock_store: {
+          type: 'concurrent_redis',
+          deployment_mode: 'cluster',
+          endpoints: ['redis-0:7000', '[::1]:7001', 'redis-2'],
+          db: 3,
+        },
+      });
+      expect(lockStore).toMatchObject({
+        connection: {
+          deploymentMode: 'cluster',
+          endpoints: [
+            { host: 'redis-0', port: 7000 },
+            { host: '::1', port: 7001 },
+            { host: 'redis-2', port: 6379 },
+          ],
+          db: 0,
+          sentinelService: null,
+        },
+      });
+      expect(warnings).toEqual([
+        'endpoints.yml: lock_store.db is ignored in deployment_mode cluster (Redis Cluster has database 0 only)',
+      ]);
+    });
+
+    it('reads deployment_mode sentinel: the sentinels (port 26379) and sentinel_service', () => {
+      const read = (extra: Record<string, unknown>) =>
+        parse({
+          lock_store: {
+            type: 'redis',
+            deployment_mode: 'sentinel',
+            endpoints: 's1:26380, s2',
+            db: 2,
+            ...extra,
+          },
+        }).lockStore;
+      expect(read({ sentinel_service: 'bots' })).toMatchObject({
+        connection: {
+          deploymentMode: 'sentinel',
+          endpoints: [
+            { host: 's1', port: 26380 },
+            { host: 's2', port: 26379 },
+          ],
+          sentinelService: 'bots',
+          db: 2,
+        },
+      });
+      expect(read({})).toMatchObject({ connection: { sentinelService: 'mymaster' } });
+    });
+
+    it('reads the ssl_* files only with use_ssl, warning otherwise', () => {
+      const files = { ssl_certfile: 'c.pem', ssl_keyfile: 'k.pem', ssl_ca_certs: 'ca.pem' };
+      const on = parse({ lock_store: { type: 'redis', use_ssl: true, ...files } });
+      expect(on.lockStore).toMatchObject({
+        connection: {
+          useSsl: true,
+          tlsFiles: { certFile: 'c.pem', keyFile: 'k.pem', caCerts: 'ca.pem' },
+        },
+      });
+      expect(on.warnings).toEqual([]);
+      const off = parse({ lock_store: { type: 'redis', ...files } });
+      expect(off.lockStore).toMatchObject({
+        connection: { useSsl: false, tlsFiles: { certFile: null, keyFile: null, caCerts: null } },
+      });
+      expect(off.warnings).toEqual([
+        'endpoints.yml: lock_store.ssl_certfile is ignored: use_ssl is false',
+        'endpoints.yml: lock_store.ssl_keyfile is ignored: use_ssl is false',
+        'endpoints.yml: lock_store.ssl_ca_certs is ignored: use_ssl is false',
+      ]);
+    });
+
+    it('warns about HA keys that the deployment mode does not use', () => {
+      expect(
+        parse({ lock_store: { type: 'redis', endpoints: ['a:1'], sentinel_service: 'm' } })
+          .warnings,
+      ).toEqual([
+        'endpoints.yml: lock_store.endpoints is ignored in deployment_mode standard (host and port are used)',
+        'endpoints.yml: lock_store.sentinel_service is ignored outside deployment_mode sentinel',
+      ]);
+    });
+
+    it.each([
+      [
+        { deployment_mode: 'replicated' },
+        'lock_store.deployment_mode must be one of standard, cluster, sentinel',
+      ],
+      [
+        { deployment_mode: 'cluster', endpoints: { a: 1 } },
+        'lock_store.endpoints must be a list of "host:port" strings',
+      ],
+      [
+        { deployment_mode: 'cluster', endpoints: ['a:1', 'b:x'] },
+        `lock_store.endpoints[1] 'b:x' is not a "host:port" address`,
+      ],
+      [
+        { deployment_mode: 'cluster', endpoints: ['a:70000'] },
+        `lock_store.endpoints[0] 'a:70000' is not a "host:port" address`,
+      ],
+      [
+        { deployment_mode: 'cluster', endpoints: [7000] },
+        'lock_store.endpoints[0] must be a "host:port" string',
+      ],
+      [
+        { deployment_mode: 'sentinel' },
+        'lock_store.endpoints must list the sentinels ("host:port") in deployment_mode sentinel',
+      ],
+      [
+        { use_ssl: true, ssl_certfile: 'c.pem' },
+        'lock_store.ssl_keyfile is missing: a client certificate needs both ssl_certfile and ssl_keyfile',
+      ],
+    ])('refuses %j, naming the key', (extra, message) => {
+      expect(() => parse({ lock_store: { type: 'redis', ...extra } })).toThrow(message);
     });
 
     it('reads type in_memory as the in-process store', () => {

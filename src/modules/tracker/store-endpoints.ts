@@ -1,17 +1,45 @@
+import { readFileSync } from 'node:fs';
 import { DialogueError } from 'src/core';
 import { readEndpointsYaml } from 'src/platform/config/endpoints-yaml';
 
-/** How to reach a Redis server (Rasa's `lock_store` keys, resolved). */
-export interface RedisConnectionSettings {
+/** Rasa's `deployment_mode`: one server, a Redis Cluster, or a master found through Sentinel. */
+export const REDIS_DEPLOYMENT_MODES = ['standard', 'cluster', 'sentinel'] as const;
+export type RedisDeploymentMode = (typeof REDIS_DEPLOYMENT_MODES)[number];
+
+export interface RedisNode {
   readonly host: string;
   readonly port: number;
+}
+
+/** `ssl_certfile`, `ssl_keyfile`, `ssl_ca_certs`: paths (null when absent). */
+export interface RedisTlsFiles {
+  readonly certFile: string | null;
+  readonly keyFile: string | null;
+  readonly caCerts: string | null;
+}
+
+/** How to reach Redis (Rasa's `lock_store` keys, resolved). */
+export interface RedisConnectionSettings {
+  readonly deploymentMode: RedisDeploymentMode;
+  /** The server (standard mode); in cluster mode the seed node when `endpoints` is empty. */
+  readonly host: string;
+  readonly port: number;
+  /** Cluster: the seed nodes; sentinel: the sentinels. Empty in standard mode. */
+  readonly endpoints: readonly RedisNode[];
+  /** Sentinel mode: the master's name (`sentinel_service`); null otherwise. */
+  readonly sentinelService: string | null;
+  /** Always 0 in cluster mode (Redis Cluster has database 0 only). */
   readonly db: number;
   readonly username: string | null;
   readonly password: string | null;
   readonly useSsl: boolean;
+  /** Used only with `useSsl`. */
+  readonly tlsFiles: RedisTlsFiles;
   /** `socket_timeout` in ms: connect and command timeout. */
   readonly socketTimeoutMs: number;
 }
+
+export const NO_TLS_FILES: RedisTlsFiles = { certFile: null, keyFile: null, caCerts: null };
 
 /** The `lock_store` entry of endpoints.yml. */
 export type LockStoreEndpoint =
@@ -45,6 +73,9 @@ export const SUPPORTED_LOCK_STORES = ['redis', 'concurrent_redis', 'in_memory'] 
 export const SUPPORTED_TRACKER_STORES = ['sql (dialect: postgresql)'] as const;
 
 const DEFAULT_REDIS_PORT = 6379;
+const DEFAULT_SENTINEL_PORT = 26379;
+/** Parley's `sentinel_service` when the entry names none (Redis's customary master name). */
+const DEFAULT_SENTINEL_SERVICE = 'mymaster';
 /** Rasa's default `db` of its Redis lock stores. */
 const DEFAULT_REDIS_DB = 1;
 const DEFAULT_SOCKET_TIMEOUT_S = 10;
@@ -92,8 +123,10 @@ function boolean(file: string, key: string, value: unknown): boolean {
 
 /**
  * `lock_store` in Rasa's spelling. `host` (or the older `url`: a host name, or a `redis://` /
- * `rediss://` URL), `port` 6379, `db` 1, `username`, `password`, `use_ssl`, `key_prefix`
- * (alphanumeric, else ignored with a warning, as Rasa), `socket_timeout` 10 s.
+ * `rediss://` URL), `port` 6379, `db` 1, `username`, `password`, `use_ssl` with
+ * `ssl_certfile` / `ssl_keyfile` / `ssl_ca_certs`, `key_prefix` (alphanumeric, else ignored
+ * with a warning, as Rasa), `socket_timeout` 10 s, `deployment_mode` (standard, cluster,
+ * sentinel) with `endpoints` ("host:port" list) and `sentinel_service`.
  */
 function lockStoreOf(
   file: string,
@@ -148,19 +181,142 @@ function lockStoreOf(
       );
     }
   }
+  const mode = deploymentModeOf(file, e.deployment_mode);
+  const given = (k: string): boolean => e[k] !== undefined && e[k] !== null && e[k] !== '';
+  const defaultPort = mode === 'sentinel' ? DEFAULT_SENTINEL_PORT : DEFAULT_REDIS_PORT;
+  const endpoints = endpointsOf(file, e.endpoints, defaultPort);
+  let sentinelService = optionalString(file, key('sentinel_service'), e.sentinel_service);
+  if (mode === 'standard' && endpoints.length > 0) {
+    warnings.push(
+      `${file}: lock_store.endpoints is ignored in deployment_mode standard (host and port are used)`,
+    );
+  }
+  if (mode !== 'sentinel' && sentinelService !== null) {
+    warnings.push(
+      `${file}: lock_store.sentinel_service is ignored outside deployment_mode sentinel`,
+    );
+    sentinelService = null;
+  }
+  if (mode === 'sentinel') {
+    if (endpoints.length === 0) {
+      throw invalid(
+        `${file}: lock_store.endpoints must list the sentinels ("host:port") in deployment_mode sentinel`,
+      );
+    }
+    sentinelService ??= DEFAULT_SENTINEL_SERVICE;
+  }
+  if (mode === 'cluster') {
+    if (given('db') && db !== 0) {
+      warnings.push(
+        `${file}: lock_store.db is ignored in deployment_mode cluster (Redis Cluster has database 0 only)`,
+      );
+    }
+    db = 0;
+  }
+  const tlsFiles: RedisTlsFiles = {
+    certFile: optionalString(file, key('ssl_certfile'), e.ssl_certfile),
+    keyFile: optionalString(file, key('ssl_keyfile'), e.ssl_keyfile),
+    caCerts: optionalString(file, key('ssl_ca_certs'), e.ssl_ca_certs),
+  };
+  for (const [k, v] of Object.entries({
+    ssl_certfile: tlsFiles.certFile,
+    ssl_keyfile: tlsFiles.keyFile,
+    ssl_ca_certs: tlsFiles.caCerts,
+  })) {
+    if (v !== null && !useSsl) {
+      warnings.push(`${file}: lock_store.${k} is ignored: use_ssl is false`);
+    }
+  }
+  if ((tlsFiles.certFile === null) !== (tlsFiles.keyFile === null) && useSsl) {
+    throw invalid(
+      `${file}: lock_store.${tlsFiles.certFile === null ? 'ssl_certfile' : 'ssl_keyfile'} is missing: a client certificate needs both ssl_certfile and ssl_keyfile`,
+    );
+  }
   return {
     type: 'redis',
     spelledAs: type,
     connection: {
+      deploymentMode: mode,
       host: host ?? 'localhost',
       port,
+      endpoints: mode === 'standard' ? [] : endpoints,
+      sentinelService,
       db,
       username,
       password,
       useSsl,
+      tlsFiles: useSsl ? tlsFiles : NO_TLS_FILES,
       socketTimeoutMs: Math.round(socketTimeout * 1000),
     },
     keyPrefix,
+  };
+}
+
+function deploymentModeOf(file: string, value: unknown): RedisDeploymentMode {
+  if (value === undefined || value === null || value === '') return 'standard';
+  const mode = typeof value === 'string' ? value.toLowerCase() : value;
+  if (!REDIS_DEPLOYMENT_MODES.includes(mode as RedisDeploymentMode)) {
+    throw invalid(
+      `${file}: lock_store.deployment_mode must be one of ${REDIS_DEPLOYMENT_MODES.join(', ')}`,
+    );
+  }
+  return mode as RedisDeploymentMode;
+}
+
+/**
+ * `endpoints`: a list of "host:port" strings (IPv6 as "[::1]:6379"; a host alone takes the
+ * mode's default port). A single string is read as a comma-separated list.
+ */
+function endpointsOf(file: string, value: unknown, defaultPort: number): RedisNode[] {
+  if (value === undefined || value === null || value === '') return [];
+  const list =
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+      : value;
+  if (!Array.isArray(list)) {
+    throw invalid(`${file}: lock_store.endpoints must be a list of "host:port" strings`);
+  }
+  return list.map((entry: unknown, i) => {
+    const where = `${file}: lock_store.endpoints[${i}]`;
+    if (typeof entry !== 'string' || entry.trim() === '') {
+      throw invalid(`${where} must be a "host:port" string`);
+    }
+    const m = /^(?:\[([^\]]+)\]|([^:[\]]+))(?::(\d+))?$/.exec(entry.trim());
+    const port = m?.[3] === undefined ? defaultPort : Number(m[3]);
+    if (m === null || !(port >= 1 && port <= 65_535)) {
+      throw invalid(`${where} '${entry}' is not a "host:port" address`);
+    }
+    return { host: (m[1] ?? m[2]) as string, port };
+  });
+}
+
+/** The contents of the TLS files of a connection, read now (a missing file names its key). */
+export interface RedisTlsMaterial {
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+  readonly ca?: Buffer;
+}
+
+export function readRedisTlsFiles(files: RedisTlsFiles, section = 'lock_store'): RedisTlsMaterial {
+  const read = (k: string, path: string | null): Buffer | undefined => {
+    if (path === null) return undefined;
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw invalid(`${section}.${k}: cannot read '${path}' (${code})`);
+    }
+  };
+  const cert = read('ssl_certfile', files.certFile);
+  const key = read('ssl_keyfile', files.keyFile);
+  const ca = read('ssl_ca_certs', files.caCerts);
+  return {
+    ...(cert !== undefined ? { cert } : {}),
+    ...(key !== undefined ? { key } : {}),
+    ...(ca !== undefined ? { ca } : {}),
   };
 }
 
@@ -235,5 +391,10 @@ export function parseStoreEndpoints(file: string, data: Record<string, unknown>)
 /** Reads and checks the `lock_store` and `tracker_store` entries of an endpoints.yml. */
 export async function readStoreEndpoints(file: string | null): Promise<StoreEndpoints> {
   if (file === null) return { lockStore: null, trackerStore: null, warnings: [] };
-  return parseStoreEndpoints(file, await readEndpointsYaml(file));
+  const stores = parseStoreEndpoints(file, await readEndpointsYaml(file));
+  if (stores.lockStore?.type === 'redis' && stores.lockStore.connection.useSsl) {
+    // The TLS files must be there at start: a missing one stops the start naming its key.
+    readRedisTlsFiles(stores.lockStore.connection.tlsFiles);
+  }
+  return stores;
 }

@@ -1,0 +1,30 @@
+import { parseStoreEndpoints, RedisLockStore } from 'src/modules/tracker';
+import { describeLockStoreContract } from 'test/contract/lock-store.contract';
+import { uniqueKeyPrefix } from 'test/utils/redis';
+import { describeWithRedisSentinel } from 'test/utils/redis-ha';
+
+describeWithRedisSentinel('RedisLockStore (deployment_mode: sentinel)', (sentinel) => {
+  describeLockStoreContract(
+    `${RedisLockStore.name} through Redis Sentinel`,
+    async (options = {}) => {
+      const { lockStore } = parseStoreEndpoints('endpoints.yml', {
+        lock_store: {
+          type: 'concurrent_redis',
+          deployment_mode: 'sentinel',
+          endpoints: sentinel().endpoints,
+          sentinel_service: sentinel().service,
+          socket_timeout: 2,
+        },
+      });
+      if (lockStore?.type !== 'redis') throw new Error('not a Redis lock store');
+      const store = new RedisLockStore({
+        connection: lockStore.connection,
+        keyPrefix: uniqueKeyPrefix('contract'),
+        lifetimeMs: 60_000,
+        lockTimeoutMs: options.lockTimeoutMs ?? 30_000,
+      });
+      await store.start();
+      return { store, dispose: () => store.onApplicationShutdown() };
+    },
+  );
+});
