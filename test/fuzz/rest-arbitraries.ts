@@ -60,6 +60,7 @@ export const ROUTES: readonly Route[] = [
     keys: ['event', 'timestamp', 'name', 'value'],
   },
   { method: 'GET', path: '/conversations/{id}/story', auth: true },
+  { method: 'GET', path: '/conversations/{id}/test_case', auth: true },
   {
     method: 'POST',
     path: '/conversations/{id}/messages',
@@ -89,7 +90,13 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks/socketio/', auth: false },
   { method: 'GET', path: '/webhooks/genesys/', auth: false },
   { method: 'GET', path: '/webhooks/genesys/metrics', auth: false },
+  { method: 'GET', path: '/metrics', auth: false },
 ];
+
+/** `GET /conversations/{id}/tracker`: how a route is named in counters and messages. */
+export function routeName(route: Route): string {
+  return `${route.method} ${route.path}`;
+}
 
 /** Query parameters the routes read, plus unknown ones. */
 const QUERY_KEYS = [
@@ -107,6 +114,9 @@ const QUERY_KEYS = [
   'e2e',
   'disagreement_ignore',
   'all_sessions',
+  'format',
+  'model',
+  'cross_validation_folds',
   'x',
   'token[]',
   'include_events[a]',
@@ -366,19 +376,22 @@ const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'];
 
 /** A request to one of the routes with odd ids/queries/headers/bodies (ids from `ids`). */
 export function restCase(ids: fc.Arbitrary<PathId>): fc.Arbitrary<RestCase> {
-  return fc.constantFrom(...ROUTES).chain((route) =>
-    fc.record({
-      route: fc.constant(route),
-      method: fc.oneof(
-        { weight: 4, arbitrary: fc.constant<string>(route.method) },
-        { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
-      ),
-      id: ids,
-      query: queryString,
-      auth: authMode,
-      contentType: fc.constantFrom(...CONTENT_TYPES),
-      accept: fc.constantFrom(null, '*/*', 'application/json', 'text/html', 'application/x-yaml'),
-      body: bodyFor(route),
-    }),
-  );
+  return fc.constantFrom(...ROUTES).chain((route) => restCaseFor(route, ids));
+}
+
+/** A request to `route` (its method mostly, sometimes another) with odd ids/queries/headers/bodies. */
+export function restCaseFor(route: Route, ids: fc.Arbitrary<PathId>): fc.Arbitrary<RestCase> {
+  return fc.record({
+    route: fc.constant(route),
+    method: fc.oneof(
+      { weight: 4, arbitrary: fc.constant<string>(route.method) },
+      { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
+    ),
+    id: ids,
+    query: queryString,
+    auth: authMode,
+    contentType: fc.constantFrom(...CONTENT_TYPES),
+    accept: fc.constantFrom(null, '*/*', 'application/json', 'text/html', 'application/x-yaml'),
+    body: bodyFor(route),
+  });
 }
