@@ -4,7 +4,7 @@ import {
   checkGraphql,
   checkRest,
   holds,
-  models,
+  modelFile,
   REQUEST_TIMEOUT_MS,
   server,
   SIMPLE_ID,
@@ -40,10 +40,10 @@ import {
 
 const CASES_PER_ROUTE = Number(process.env.FUZZ_LONG_CASES ?? 10_000);
 /** Parallel kept-alive connections (a few: the machine has 2 cores shared with the server). */
-const CONNECTIONS = 6;
+const CONNECTIONS = 4;
 const RSS_GROWTH_LIMIT = 50 * 1024 * 1024;
 /** Warm-up batches before the RSS baseline (every code path loaded, caches and pools filled). */
-const WARM_UP_BATCHES = 200;
+const WARM_UP_BATCHES = 100;
 
 /** Completed cases per route / operation, and the time they took (for the profile line). */
 const counted = new Map<string, { cases: number; ms: number }>();
@@ -78,10 +78,11 @@ const LOADED_ROUTES = ROUTES.filter((r) => !unloads(r));
 const UNLOAD_ROUTES = ROUTES.filter(unloads);
 
 function restBatch(routes: readonly Route[]): fc.Arbitrary<RestCase[]> {
-  return fc.tuple(...routes.map((r) => restCaseFor(r, restIds)));
+  return fc.tuple(...routes.map((r) => restCaseFor(r, restIds, 'mostly-small')));
 }
 
 async function runRest(batch: readonly RestCase[], counting: boolean): Promise<void> {
+  if (counting && batchesRun++ % 500 === 0) rssTrend.push(mb(server.rss()));
   await Promise.all(
     batch.map((c) => checkRest(c, connections, (ms) => counting && count(routeName(c.route), ms))),
   );
@@ -108,13 +109,30 @@ async function runGraphql(
 async function reloadModel(): Promise<void> {
   const res = await fetch(`${server.base}/model?token=${AUTH_TOKEN}`, {
     method: 'PUT',
-    body: JSON.stringify({ model_file: models }),
+    body: JSON.stringify({ model_file: modelFile }),
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   expect(res.status).toBe(204);
 }
 
 const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+/**
+ * The server's V8 heap in use and its external memory (Buffers) from its /metrics, to tell
+ * live objects from allocator slack.
+ */
+async function heapUsed(): Promise<string> {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  const read = (name: string): number =>
+    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return `heap ${mb(read('nodejs_heap_size_used_bytes'))} external ${mb(read('nodejs_external_memory_bytes'))}`;
+}
+let heapBaseline = '';
+/** RSS every 500 batches of the REST run: a step that levels off, or a steady climb. */
+const rssTrend: string[] = [];
+let batchesRun = 0;
+/** RSS after each phase: growth that levels off, or grows with every phase. */
+const rssByPhase: string[] = [];
 
 beforeAll(async () => {
   await startFuzzTarget();
@@ -129,8 +147,13 @@ beforeAll(async () => {
   await voiceStillServes();
   await sleep(2000);
   rssBaseline = server.rss();
+  heapBaseline = await heapUsed();
   started = performance.now();
 }, 600_000);
+
+afterEach(() => {
+  if (server?.exited() === null) rssByPhase.push(mb(server.rss()));
+});
 
 afterAll(async () => {
   connections?.close();
@@ -193,6 +216,7 @@ describe(`fuzz, long run: ${CASES_PER_ROUTE} cases per REST route and GraphQL op
       await sleep(1000);
       rssAfter = server.rss();
     }
+    const heapAfter = await heapUsed();
     const names = [
       ...ROUTES.map(routeName),
       ...GRAPHQL_OPERATIONS.map((op: GraphqlOperation) => `GraphQL ${op}`),
@@ -208,7 +232,8 @@ describe(`fuzz, long run: ${CASES_PER_ROUTE} cases per REST route and GraphQL op
       `fuzz long run: ${total} cases in ${seconds.toFixed(0)} s over ${connections.connections} connections ` +
         `(seed ${FUZZ_SEED}); ${ROUTES.length} REST routes and ${GRAPHQL_OPERATIONS.length} GraphQL ` +
         `operations, ${Math.min(...cases)}–${Math.max(...cases)} cases each; server RSS ` +
-        `baseline ${mb(rssBaseline)}, after ${mb(rssAfter)} (${rssAfter >= rssBaseline ? '+' : ''}${mb(rssAfter - rssBaseline)}); ` +
+        `baseline ${mb(rssBaseline)}, after ${mb(rssAfter)} (${rssAfter >= rssBaseline ? '+' : ''}${mb(rssAfter - rssBaseline)}; after each test ${rssByPhase.join(', ')}), ` +
+        `REST run every 500 batches ${rssTrend.join(', ')}; ${heapBaseline} → ${heapAfter}; ` +
         `server time by route, largest: ${costliest}\n` +
         names.map((n, i) => `  ${cases[i]}\t${n}`).join('\n') +
         '\n',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { sign } from 'jsonwebtoken';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
@@ -55,6 +55,11 @@ let dir: string | undefined;
 let serverEnv: NodeJS.ProcessEnv;
 /** The trained models directory the server loaded. */
 export let models: string;
+/**
+ * The mood bot's model archive in `models`: what to load again after fuzzing (POST /model/train
+ * may have saved newer models of random data next to it).
+ */
+export let modelFile: string;
 const restJwt = sign({ user: { username: 'fuzz', role: 'admin' } }, JWT_SECRET);
 
 export function describeFailure(what: string): string {
@@ -374,6 +379,7 @@ export async function voiceStillServes(): Promise<void> {
 export async function startFuzzTarget(logLevel = 'error'): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'parley-fuzz-'));
   models = trainBot(MOODBOT, join(dir, 'models'));
+  modelFile = join(models, readdirSync(models).find((f) => f.endsWith('.tar.gz')) as string);
   const credentials = join(dir, 'credentials.yml');
   writeFileSync(credentials, CREDENTIALS);
   idp = await startTestIdp();

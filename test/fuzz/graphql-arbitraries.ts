@@ -162,7 +162,10 @@ function fieldFor(op: GraphqlOperation): fc.Arbitrary<string> {
       return fc
         .tuple(anyInput, tagSelection)
         .map(([input, sel]) => `createConversationTag(input: ${input}) ${sel}`);
-    default:
+    case 'addConversationTagToConversation':
+    case 'removeConversationTagFromConversation':
+    case 'deleteConversations':
+    case 'deleteConversationTag':
       return fc
         .tuple(anyInput, fc.boolean())
         .map(([input, sel]) => `${op}(input: ${input})${sel ? ' { id }' : ''}`);

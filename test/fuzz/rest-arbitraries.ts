@@ -216,35 +216,62 @@ export const yamlText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 200 }),
 );
 
+/**
+ * How often the body shapes come: `even` (each as often), or `mostly-small` for long runs (small
+ * JSON, YAML, text and bytes; the costly wide, huge and deep bodies together one case in 15–20).
+ */
+export type BodyMix = 'even' | 'mostly-small';
+
 /** Bodies for a route: the route's keys with wrong types, random JSON, YAML, bytes, empty. */
-export function bodyFor(route: Route): fc.Arbitrary<BodySpec> {
-  const options: Array<fc.Arbitrary<BodySpec>> = [
-    fc.constant<BodySpec>({ kind: 'empty' }),
-    anyJson.map<BodySpec>((value) => ({ kind: 'json', value })),
-    fc
-      .record({ width: fc.integer({ min: 1, max: 5000 }), asArray: fc.boolean() })
-      .map<BodySpec>((w) => ({ kind: 'wide', ...w })),
-    fc
-      .record({
-        size: fc.integer({ min: 1_000, max: 200_000 }),
-        char: fc.constantFrom('a', 'é', '😀', ' ', '\\u0000', '{'),
-        field: fc.constantFrom(...(route.keys ?? ['text'])),
-      })
-      .map<BodySpec>((h) => ({ kind: 'huge', ...h })),
-    yamlText.map<BodySpec>((text) => ({ kind: 'yaml', text })),
-    fc.string({ maxLength: 200 }).map<BodySpec>((text) => ({ kind: 'text', text })),
-    fc
-      .uint8Array({ maxLength: 64 })
-      .map<BodySpec>((b) => ({ kind: 'bytes', hex: Buffer.from(b).toString('hex') })),
-    fc
-      .record({ depth: fc.integer({ min: 2, max: 40 }), open: fc.constantFrom('[', '{"a":') })
-      .map<BodySpec>((d) => ({ kind: 'deep', ...d })),
+export function bodyFor(route: Route, mix: BodyMix = 'even'): fc.Arbitrary<BodySpec> {
+  const small = mix === 'even' ? 1 : 8;
+  const options: Array<fc.WeightedArbitrary<BodySpec>> = [
+    { weight: small, arbitrary: fc.constant<BodySpec>({ kind: 'empty' }) },
+    { weight: small, arbitrary: anyJson.map<BodySpec>((value) => ({ kind: 'json', value })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ width: fc.integer({ min: 1, max: 5000 }), asArray: fc.boolean() })
+        .map<BodySpec>((w) => ({ kind: 'wide', ...w })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          size: fc.integer({ min: 1_000, max: 200_000 }),
+          char: fc.constantFrom('a', 'é', '😀', ' ', '\\u0000', '{'),
+          field: fc.constantFrom(...(route.keys ?? ['text'])),
+        })
+        .map<BodySpec>((h) => ({ kind: 'huge', ...h })),
+    },
+    { weight: small, arbitrary: yamlText.map<BodySpec>((text) => ({ kind: 'yaml', text })) },
+    {
+      weight: small,
+      arbitrary: fc.string({ maxLength: 200 }).map<BodySpec>((text) => ({ kind: 'text', text })),
+    },
+    {
+      weight: small,
+      arbitrary: fc
+        .uint8Array({ maxLength: 64 })
+        .map<BodySpec>((b) => ({ kind: 'bytes', hex: Buffer.from(b).toString('hex') })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ depth: fc.integer({ min: 2, max: 40 }), open: fc.constantFrom('[', '{"a":') })
+        .map<BodySpec>((d) => ({ kind: 'deep', ...d })),
+    },
   ];
   if (route.keys) {
-    options.push(shaped(route.keys).map<BodySpec>((value) => ({ kind: 'shaped', value })));
-    options.push(shaped(route.keys).map<BodySpec>((value) => ({ kind: 'shaped', value })));
+    const shapedBody = shaped(route.keys).map<BodySpec>((value) => ({ kind: 'shaped', value }));
+    options.push({ weight: 2 * small, arbitrary: shapedBody });
   }
-  if (route.yaml) options.push(yamlText.map<BodySpec>((text) => ({ kind: 'yaml', text })));
+  if (route.yaml) {
+    options.push({
+      weight: small,
+      arbitrary: yamlText.map<BodySpec>((text) => ({ kind: 'yaml', text })),
+    });
+  }
   return fc.oneof(...options);
 }
 
@@ -379,8 +406,15 @@ export function restCase(ids: fc.Arbitrary<PathId>): fc.Arbitrary<RestCase> {
   return fc.constantFrom(...ROUTES).chain((route) => restCaseFor(route, ids));
 }
 
-/** A request to `route` (its method mostly, sometimes another) with odd ids/queries/headers/bodies. */
-export function restCaseFor(route: Route, ids: fc.Arbitrary<PathId>): fc.Arbitrary<RestCase> {
+/**
+ * A request to `route` (its method mostly, sometimes another) with odd ids/queries/headers and
+ * bodies (`mix`: see BodyMix).
+ */
+export function restCaseFor(
+  route: Route,
+  ids: fc.Arbitrary<PathId>,
+  mix: BodyMix = 'even',
+): fc.Arbitrary<RestCase> {
   return fc.record({
     route: fc.constant(route),
     method: fc.oneof(
@@ -392,6 +426,6 @@ export function restCaseFor(route: Route, ids: fc.Arbitrary<PathId>): fc.Arbitra
     auth: authMode,
     contentType: fc.constantFrom(...CONTENT_TYPES),
     accept: fc.constantFrom(null, '*/*', 'application/json', 'text/html', 'application/x-yaml'),
-    body: bodyFor(route),
+    body: bodyFor(route, mix),
   });
 }

@@ -11,7 +11,7 @@ import {
   connectSocket,
   exchange,
   holds,
-  models,
+  modelFile,
   nextEvent,
   preview,
   server,
@@ -164,7 +164,7 @@ describe('fuzz: socket.io channel', () => {
     // The REST fuzzing may have unloaded the model (DELETE /model): load it again.
     const res = await fetch(`${server.base}/model?token=${AUTH_TOKEN}`, {
       method: 'PUT',
-      body: JSON.stringify({ model_file: models }),
+      body: JSON.stringify({ model_file: modelFile }),
     });
     expect(res.status).toBe(204);
   });
