@@ -42,8 +42,11 @@ const CASES_PER_ROUTE = Number(process.env.FUZZ_LONG_CASES ?? 10_000);
 /** Parallel kept-alive connections (a few: the machine has 2 cores shared with the server). */
 const CONNECTIONS = 4;
 const RSS_GROWTH_LIMIT = 50 * 1024 * 1024;
-/** Warm-up batches before the RSS baseline (every code path loaded, caches and pools filled). */
-const WARM_UP_BATCHES = 100;
+/**
+ * Warm-up batches before the RSS baseline: every code path loaded, caches and pools filled, and
+ * V8's heap grown to its working size (RSS climbs over the first ~1,000 batches, then levels).
+ */
+const WARM_UP_BATCHES = 1000;
 
 /** Completed cases per route / operation, and the time they took (for the profile line). */
 const counted = new Map<string, { cases: number; ms: number }>();
@@ -137,7 +140,7 @@ const rssByPhase: string[] = [];
 beforeAll(async () => {
   await startFuzzTarget();
   connections = new KeepAliveClient(server.port, CONNECTIONS, REQUEST_TIMEOUT_MS);
-  // Warm-up: every route and operation a few hundred times (another seed, not counted), the
+  // Warm-up: every route and operation a thousand times (another seed, not counted), the
   // model loaded again, the other clients once; then the baseline.
   const warmUp = { seed: FUZZ_SEED + 1, numRuns: WARM_UP_BATCHES };
   for (const batch of fc.sample(restBatch(ROUTES), warmUp)) await runRest(batch, false);
