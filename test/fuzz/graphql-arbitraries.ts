@@ -100,27 +100,81 @@ const rawSelection = fc
       `{ ${count ? 'count ' : ''}${conversations !== undefined ? `conversations ${conversations}` : ''}${typename ? ' __typename' : ''} }`,
   );
 
+/** The query and mutation fields of the schema: the operations a client can run. */
+export const GRAPHQL_OPERATIONS = [
+  'rawConversations',
+  'conversationTags',
+  'addConversationTagToConversation',
+  'removeConversationTagFromConversation',
+  'deleteConversations',
+  'createConversationTag',
+  'deleteConversationTag',
+] as const;
+export type GraphqlOperation = (typeof GRAPHQL_OPERATIONS)[number];
+
+const MUTATIONS: ReadonlySet<GraphqlOperation> = new Set([
+  'addConversationTagToConversation',
+  'removeConversationTagFromConversation',
+  'deleteConversations',
+  'createConversationTag',
+  'deleteConversationTag',
+]);
+
+/** An input of the right shape and field types (random values): it gets to the resolver. */
+const plausibleInput = fc
+  .record(
+    {
+      assistantId: fc.constantFrom('"moodbot"', '"fuzz"', '""'),
+      fromTime: fc.constantFrom('"2026-01-01T00:00:00Z"', '"2027-01-01T00:00:00Z"'),
+      toTime: fc.constantFrom('"2026-01-01T00:00:00Z"', '"2027-01-01T00:00:00Z"'),
+      limit: fc.integer({ min: -1, max: 200 }).map(String),
+      offset: fc.integer({ min: -1, max: 50 }).map(String),
+      conversationId: fc.stringMatching(/^[a-z0-9-]{1,12}$/).map((v) => JSON.stringify(v)),
+      conversationIds: fc
+        .array(fc.stringMatching(/^fuzz-[a-z0-9]{1,8}$/), { maxLength: 3 })
+        .map((v) => JSON.stringify(v)),
+      tagId: fc.oneof(fc.uuid(), fc.stringMatching(/^[0-9]{1,4}$/)).map((v) => JSON.stringify(v)),
+      name: fc.string({ maxLength: 20 }).map((v) => JSON.stringify(v)),
+    },
+    { requiredKeys: [] },
+  )
+  .map(
+    (o) =>
+      `{${Object.entries(o)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')}}`,
+  );
+
+const anyInput = fc.oneof(inputLiteral, plausibleInput, literal);
+
+/** The field `op` with random arguments and selections. */
+function fieldFor(op: GraphqlOperation): fc.Arbitrary<string> {
+  switch (op) {
+    case 'rawConversations':
+      return fc
+        .tuple(anyInput, rawSelection)
+        .map(([input, sel]) => `rawConversations(input: ${input}) ${sel}`);
+    case 'conversationTags':
+      return fc
+        .tuple(fc.oneof(literal, fc.constantFrom('"moodbot"', '"fuzz"')), tagSelection)
+        .map(([id, sel]) => `conversationTags(assistantId: ${id}) ${sel}`);
+    case 'createConversationTag':
+      return fc
+        .tuple(anyInput, tagSelection)
+        .map(([input, sel]) => `createConversationTag(input: ${input}) ${sel}`);
+    case 'addConversationTagToConversation':
+    case 'removeConversationTagFromConversation':
+    case 'deleteConversations':
+    case 'deleteConversationTag':
+      return fc
+        .tuple(anyInput, fc.boolean())
+        .map(([input, sel]) => `${op}(input: ${input})${sel ? ' { id }' : ''}`);
+  }
+}
+
 /** One top-level field with random arguments and selections. */
 const topField = fc.oneof(
-  fc
-    .tuple(fc.oneof(inputLiteral, literal), rawSelection)
-    .map(([input, sel]) => `rawConversations(input: ${input}) ${sel}`),
-  fc.tuple(literal, tagSelection).map(([id, sel]) => `conversationTags(assistantId: ${id}) ${sel}`),
-  fc
-    .tuple(
-      fc.constantFrom(
-        'addConversationTagToConversation',
-        'removeConversationTagFromConversation',
-        'deleteConversationTag',
-        'deleteConversations',
-      ),
-      fc.oneof(inputLiteral, literal),
-      fc.boolean(),
-    )
-    .map(([f, input, sel]) => `${f}(input: ${input})${sel ? ' { id }' : ''}`),
-  fc
-    .tuple(fc.oneof(inputLiteral, literal), tagSelection)
-    .map(([input, sel]) => `createConversationTag(input: ${input}) ${sel}`),
+  ...GRAPHQL_OPERATIONS.map(fieldFor),
   fc.constantFrom(
     '__typename',
     '__schema { queryType { name } }',
@@ -265,3 +319,79 @@ export const graphqlCase: fc.Arbitrary<GraphqlCase> = fc.record({
     },
   ),
 });
+
+/**
+ * A case for the operation `op`: a document whose first field is `op` (in its own operation
+ * type mostly, sometimes the wrong one), with random arguments, selections, fragments, other
+ * fields, variables and envelopes; some documents mutated by a stray insertion or nested deep.
+ */
+export function graphqlCaseFor(op: GraphqlOperation): fc.Arbitrary<GraphqlCase> {
+  const own = MUTATIONS.has(op) ? 'mutation' : 'query';
+  const document = fc
+    .tuple(
+      fc.constantFrom(
+        own,
+        own,
+        own,
+        own === 'query' ? '' : own,
+        'query',
+        'mutation',
+        'subscription',
+      ),
+      fc.constantFrom('', 'Op', 'Other'),
+      fc.constantFrom(
+        '',
+        '($input: RawConversationsInput!)',
+        '($input: CreateConversationTagInput!, $x: Int)',
+        '($input: DeleteConversationsInput!)',
+        '($x: String = "d")',
+      ),
+      fieldFor(op),
+      fc.array(fc.tuple(fc.constantFrom('', 'a: ', 'b: '), topField), { maxLength: 2 }),
+      fc.constantFrom(...FRAGMENTS),
+    )
+    .map(([kind, name, vars, first, others, fragment]) => {
+      const body = `{ ${first} ${others.map(([alias, f]) => alias + f).join(' ')} }`;
+      const head = kind === '' ? '' : `${kind} ${name}${vars} `;
+      return `${head}${body}\n${fragment}`;
+    });
+  const deep = fc
+    .record({ depth: fc.integer({ min: 5, max: 400 }), open: fc.constantFrom('[', '{a: ') })
+    .map(({ depth, open }) => {
+      const close = open === '[' ? ']' : '}';
+      const value = `${open.repeat(depth)}"x"${close.repeat(depth)}`;
+      const args = op === 'conversationTags' ? `assistantId: ${value}` : `input: ${value}`;
+      return `${own} { ${op}(${args}) { __typename } }`;
+    });
+  return fc.record({
+    query: fc.oneof(
+      { weight: 12, arbitrary: document },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(document, fc.nat(), fc.string({ maxLength: 3 }))
+          .map(
+            ([o, at, insert]) =>
+              o.slice(0, at % (o.length + 1)) + insert + o.slice(at % (o.length + 1)),
+          ),
+      },
+      { weight: 1, arbitrary: deep },
+    ),
+    variables: graphqlVariables,
+    operationName: fc.constantFrom(null, null, null, 'Op', 'Other', ''),
+    auth: fc.constantFrom<GraphqlCase['auth']>('token', 'token', 'token', 'none', 'garbage'),
+    envelope: fc.oneof(
+      { weight: 20, arbitrary: fc.constant<GraphqlCase['envelope']>('object') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<GraphqlCase['envelope']>(
+          'batch',
+          'query-not-string',
+          'no-query',
+          'text-plain',
+          'get',
+        ),
+      },
+    ),
+  });
+}

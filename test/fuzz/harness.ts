@@ -102,6 +102,8 @@ export interface RawResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly body: Buffer;
+  /** Milliseconds from the request written to the answer read (kept-alive exchanges only). */
+  readonly ms?: number;
 }
 
 export class NoAnswer extends Error {}
@@ -217,4 +219,222 @@ function dechunk(buf: Buffer): Buffer {
 /** Waits `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+interface PendingExchange {
+  readonly data: Buffer;
+  readonly method: string;
+  readonly resolve: (r: RawResponse) => void;
+  readonly reject: (e: Error) => void;
+  retried?: boolean;
+}
+
+/**
+ * Persistent HTTP/1.1 connections to the server, `size` of them, each carrying one exchange at a
+ * time (requests beyond that wait for a free connection). A connection is used again while the
+ * server keeps it open (no `Connection: close`, a delimited body); a connection the server ends
+ * is replaced. The bytes of a request are sent as they are, like `rawRequest` does.
+ */
+export class KeepAliveClient {
+  private readonly idle: KeepAliveConnection[] = [];
+  private readonly queue: PendingExchange[] = [];
+  private open = 0;
+  /** Connections opened so far (one per exchange would mean keep-alive does not hold). */
+  connections = 0;
+
+  constructor(
+    private readonly port: number,
+    private readonly size: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Sends `head` + `body` (a request to `method`) and resolves with the answer; NoAnswer otherwise. */
+  send(head: Buffer, body: Buffer, method: string): Promise<RawResponse> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ data: Buffer.concat([head, body]), method, resolve, reject });
+      this.pump();
+    });
+  }
+
+  close(): void {
+    for (const c of this.idle.splice(0)) c.destroy();
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let connection = this.idle.pop();
+      if (connection?.isClosed()) {
+        this.open--;
+        continue;
+      }
+      if (connection === undefined) {
+        if (this.open >= this.size) return;
+        this.open++;
+        this.connections++;
+        connection = new KeepAliveConnection(this.port, this.timeoutMs);
+      }
+      const job = this.queue.shift() as PendingExchange;
+      const used = connection;
+      used.exchange(job.data, job.method).then(
+        (answer) => {
+          if (used.reusable) this.idle.push(used);
+          else {
+            used.destroy();
+            this.open--;
+          }
+          job.resolve(answer);
+          this.pump();
+        },
+        (error: Error) => {
+          used.destroy();
+          this.open--;
+          if (error instanceof StaleConnection && job.retried !== true) {
+            job.retried = true;
+            this.queue.unshift(job);
+          } else job.reject(error);
+          this.pump();
+        },
+      );
+    }
+  }
+}
+
+/** One persistent connection of a KeepAliveClient. */
+class KeepAliveConnection {
+  private readonly socket;
+  private buffer: Buffer = Buffer.alloc(0);
+  private closed = false;
+  private current: {
+    method: string;
+    resolve: (r: RawResponse) => void;
+    reject: (e: Error) => void;
+    timer: NodeJS.Timeout;
+    sent: number;
+  } | null = null;
+  /** True once an exchange has ended with the connection still usable. */
+  reusable = false;
+  private served = 0;
+
+  constructor(
+    port: number,
+    private readonly timeoutMs: number,
+  ) {
+    this.socket = connect(port, '127.0.0.1');
+    this.socket.setNoDelay(true);
+    this.socket.on('data', (d: Buffer) => {
+      this.buffer = this.buffer.length === 0 ? d : Buffer.concat([this.buffer, d]);
+      this.tryFinish(false);
+    });
+    const ended = (): void => {
+      this.closed = true;
+      this.tryFinish(true);
+    };
+    this.socket.on('end', ended);
+    this.socket.on('close', ended);
+    // The server may close while a body is still being written (e.g. after a 413): what it
+    // answered before counts, so an error is handled like the end of the connection.
+    this.socket.on('error', ended);
+  }
+
+  exchange(data: Buffer, method: string): Promise<RawResponse> {
+    this.reusable = false;
+    return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(new StaleConnection('connection closed before the request was sent'));
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.finish(new NoAnswer(`no complete answer within ${this.timeoutMs} ms (hang)`));
+      }, this.timeoutMs);
+      this.current = { method, resolve, reject, timer, sent: performance.now() };
+      this.socket.write(data);
+    });
+  }
+
+  isClosed(): boolean {
+    return this.closed;
+  }
+
+  destroy(): void {
+    this.closed = true;
+    this.socket.destroy();
+  }
+
+  private tryFinish(atEnd: boolean): void {
+    if (this.current === null) return;
+    const length = messageLength(this.buffer, this.current.method === 'HEAD');
+    if (length !== null) {
+      const message = this.buffer.subarray(0, length);
+      this.buffer = this.buffer.subarray(length);
+      let answer: RawResponse;
+      try {
+        answer = parseResponse(message);
+      } catch (e) {
+        this.finish(e as Error);
+        return;
+      }
+      const close = /\bclose\b/i.test(answer.headers.connection ?? '');
+      this.reusable = !close && !this.closed && this.buffer.length === 0;
+      this.served++;
+      this.finish(null, answer);
+      return;
+    }
+    if (!atEnd) return;
+    if (this.buffer.length === 0 && this.served > 0) {
+      // The server closed an idle kept-alive connection as the request went out: not an answer
+      // to this request, which is sent again on a fresh connection by the caller's retry.
+      this.finish(new StaleConnection('kept-alive connection closed by the server'));
+      return;
+    }
+    try {
+      this.finish(null, parseResponse(this.buffer));
+    } catch (e) {
+      this.finish(e as Error);
+    }
+  }
+
+  private finish(error: Error | null, answer?: RawResponse): void {
+    const current = this.current;
+    if (current === null) return;
+    this.current = null;
+    clearTimeout(current.timer);
+    if (error) current.reject(error);
+    else current.resolve({ ...(answer as RawResponse), ms: performance.now() - current.sent });
+  }
+}
+
+/** A request lost on a connection the server closed while idle (to be sent again). */
+export class StaleConnection extends NoAnswer {}
+
+/**
+ * The byte length of the first complete HTTP answer in `buf`, or null while it is incomplete or
+ * delimited only by the end of the connection.
+ */
+function messageLength(buf: Buffer, head: boolean): number | null {
+  const end = headEnd(buf);
+  if (end < 0) return null;
+  const text = buf.subarray(0, end).toString('latin1');
+  const bodyStart = end + 4;
+  if (head || /^HTTP\/1\.[01] (1\d\d|204|304)/.test(text)) return bodyStart;
+  if (/\r\ntransfer-encoding:\s*chunked/i.test(text)) {
+    let at = bodyStart;
+    for (;;) {
+      const eol = buf.indexOf('\r\n', at);
+      if (eol < 0) return null;
+      const size = parseInt(buf.subarray(at, eol).toString('latin1'), 16);
+      if (!Number.isFinite(size)) return null;
+      if (size === 0) {
+        const trailerEnd = buf.indexOf('\r\n', eol + 2);
+        return trailerEnd < 0 ? null : trailerEnd + 2;
+      }
+      at = eol + 2 + size + 2;
+      if (at > buf.length) return null;
+    }
+  }
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(text);
+  if (length) {
+    const total = bodyStart + Number(length[1]);
+    return buf.length >= total ? total : null;
+  }
+  return null;
 }

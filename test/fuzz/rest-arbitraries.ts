@@ -60,6 +60,7 @@ export const ROUTES: readonly Route[] = [
     keys: ['event', 'timestamp', 'name', 'value'],
   },
   { method: 'GET', path: '/conversations/{id}/story', auth: true },
+  { method: 'GET', path: '/conversations/{id}/test_case', auth: true },
   {
     method: 'POST',
     path: '/conversations/{id}/messages',
@@ -89,7 +90,13 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks/socketio/', auth: false },
   { method: 'GET', path: '/webhooks/genesys/', auth: false },
   { method: 'GET', path: '/webhooks/genesys/metrics', auth: false },
+  { method: 'GET', path: '/metrics', auth: false },
 ];
+
+/** `GET /conversations/{id}/tracker`: how a route is named in counters and messages. */
+export function routeName(route: Route): string {
+  return `${route.method} ${route.path}`;
+}
 
 /** Query parameters the routes read, plus unknown ones. */
 const QUERY_KEYS = [
@@ -107,6 +114,9 @@ const QUERY_KEYS = [
   'e2e',
   'disagreement_ignore',
   'all_sessions',
+  'format',
+  'model',
+  'cross_validation_folds',
   'x',
   'token[]',
   'include_events[a]',
@@ -206,35 +216,62 @@ export const yamlText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 200 }),
 );
 
+/**
+ * How often the body shapes come: `even` (each as often), or `mostly-small` for long runs (small
+ * JSON, YAML, text and bytes; the costly wide, huge and deep bodies together one case in 15–20).
+ */
+export type BodyMix = 'even' | 'mostly-small';
+
 /** Bodies for a route: the route's keys with wrong types, random JSON, YAML, bytes, empty. */
-export function bodyFor(route: Route): fc.Arbitrary<BodySpec> {
-  const options: Array<fc.Arbitrary<BodySpec>> = [
-    fc.constant<BodySpec>({ kind: 'empty' }),
-    anyJson.map<BodySpec>((value) => ({ kind: 'json', value })),
-    fc
-      .record({ width: fc.integer({ min: 1, max: 5000 }), asArray: fc.boolean() })
-      .map<BodySpec>((w) => ({ kind: 'wide', ...w })),
-    fc
-      .record({
-        size: fc.integer({ min: 1_000, max: 200_000 }),
-        char: fc.constantFrom('a', 'é', '😀', ' ', '\\u0000', '{'),
-        field: fc.constantFrom(...(route.keys ?? ['text'])),
-      })
-      .map<BodySpec>((h) => ({ kind: 'huge', ...h })),
-    yamlText.map<BodySpec>((text) => ({ kind: 'yaml', text })),
-    fc.string({ maxLength: 200 }).map<BodySpec>((text) => ({ kind: 'text', text })),
-    fc
-      .uint8Array({ maxLength: 64 })
-      .map<BodySpec>((b) => ({ kind: 'bytes', hex: Buffer.from(b).toString('hex') })),
-    fc
-      .record({ depth: fc.integer({ min: 2, max: 40 }), open: fc.constantFrom('[', '{"a":') })
-      .map<BodySpec>((d) => ({ kind: 'deep', ...d })),
+export function bodyFor(route: Route, mix: BodyMix = 'even'): fc.Arbitrary<BodySpec> {
+  const small = mix === 'even' ? 1 : 8;
+  const options: Array<fc.WeightedArbitrary<BodySpec>> = [
+    { weight: small, arbitrary: fc.constant<BodySpec>({ kind: 'empty' }) },
+    { weight: small, arbitrary: anyJson.map<BodySpec>((value) => ({ kind: 'json', value })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ width: fc.integer({ min: 1, max: 5000 }), asArray: fc.boolean() })
+        .map<BodySpec>((w) => ({ kind: 'wide', ...w })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          size: fc.integer({ min: 1_000, max: 200_000 }),
+          char: fc.constantFrom('a', 'é', '😀', ' ', '\\u0000', '{'),
+          field: fc.constantFrom(...(route.keys ?? ['text'])),
+        })
+        .map<BodySpec>((h) => ({ kind: 'huge', ...h })),
+    },
+    { weight: small, arbitrary: yamlText.map<BodySpec>((text) => ({ kind: 'yaml', text })) },
+    {
+      weight: small,
+      arbitrary: fc.string({ maxLength: 200 }).map<BodySpec>((text) => ({ kind: 'text', text })),
+    },
+    {
+      weight: small,
+      arbitrary: fc
+        .uint8Array({ maxLength: 64 })
+        .map<BodySpec>((b) => ({ kind: 'bytes', hex: Buffer.from(b).toString('hex') })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ depth: fc.integer({ min: 2, max: 40 }), open: fc.constantFrom('[', '{"a":') })
+        .map<BodySpec>((d) => ({ kind: 'deep', ...d })),
+    },
   ];
   if (route.keys) {
-    options.push(shaped(route.keys).map<BodySpec>((value) => ({ kind: 'shaped', value })));
-    options.push(shaped(route.keys).map<BodySpec>((value) => ({ kind: 'shaped', value })));
+    const shapedBody = shaped(route.keys).map<BodySpec>((value) => ({ kind: 'shaped', value }));
+    options.push({ weight: 2 * small, arbitrary: shapedBody });
   }
-  if (route.yaml) options.push(yamlText.map<BodySpec>((text) => ({ kind: 'yaml', text })));
+  if (route.yaml) {
+    options.push({
+      weight: small,
+      arbitrary: yamlText.map<BodySpec>((text) => ({ kind: 'yaml', text })),
+    });
+  }
   return fc.oneof(...options);
 }
 
@@ -366,19 +403,29 @@ const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'];
 
 /** A request to one of the routes with odd ids/queries/headers/bodies (ids from `ids`). */
 export function restCase(ids: fc.Arbitrary<PathId>): fc.Arbitrary<RestCase> {
-  return fc.constantFrom(...ROUTES).chain((route) =>
-    fc.record({
-      route: fc.constant(route),
-      method: fc.oneof(
-        { weight: 4, arbitrary: fc.constant<string>(route.method) },
-        { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
-      ),
-      id: ids,
-      query: queryString,
-      auth: authMode,
-      contentType: fc.constantFrom(...CONTENT_TYPES),
-      accept: fc.constantFrom(null, '*/*', 'application/json', 'text/html', 'application/x-yaml'),
-      body: bodyFor(route),
-    }),
-  );
+  return fc.constantFrom(...ROUTES).chain((route) => restCaseFor(route, ids));
+}
+
+/**
+ * A request to `route` (its method mostly, sometimes another) with odd ids/queries/headers and
+ * bodies (`mix`: see BodyMix).
+ */
+export function restCaseFor(
+  route: Route,
+  ids: fc.Arbitrary<PathId>,
+  mix: BodyMix = 'even',
+): fc.Arbitrary<RestCase> {
+  return fc.record({
+    route: fc.constant(route),
+    method: fc.oneof(
+      { weight: 4, arbitrary: fc.constant<string>(route.method) },
+      { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
+    ),
+    id: ids,
+    query: queryString,
+    auth: authMode,
+    contentType: fc.constantFrom(...CONTENT_TYPES),
+    accept: fc.constantFrom(null, '*/*', 'application/json', 'text/html', 'application/x-yaml'),
+    body: bodyFor(route, mix),
+  });
 }
