@@ -268,9 +268,9 @@ export function bodyParsers(limits: BodyLimits): Middleware[] {
       if (length !== null || (chunked && declared === undefined)) {
         readBody(req, chunked ? null : length, maxBytes, (error, buf) => {
           if (error) {
-            if ((error as { status?: number }).status === 413)
+            if ((error as { status?: number }).status === 413) {
               refuseTooLarge(req, res, next, error as Error);
-            else next(error);
+            } else next(error);
             return;
           }
           req.body = buf;
