@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import request from 'supertest';
 import { startCliServer, type CliServer } from 'test/utils/cli';
@@ -180,6 +181,24 @@ describe('request body limits per route (defaults)', () => {
       .send(yaml);
     expect(res.status).toBe(400);
     expect(res.body.details?.max_bytes).toBeUndefined();
+  });
+
+  it('a chunked body within the limit is read and answered', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        `${t.url}/webhooks/rest/webhook`,
+        { method: 'POST', headers: { 'Content-Type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      // Two writes without a Content-Length: Node sends them chunked.
+      req.write(`{"sender":"${uniqueId('chunked')}",`);
+      req.end(`"message":"/greet","metadata":{"p":"${'x'.repeat(32 * KIB)}"}}`);
+    });
+    expect(status).toBe(200);
   });
 
   it('a chunked body past the limit is a 413 too', async () => {
