@@ -41,7 +41,11 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.set('trust proxy', config.trustProxy);
   answerClientErrors(express.getHttpServer());
   const filter = new AllExceptionsFilter();
-  for (const mw of bodyParsers(config.http.bodyLimit, config.http.messageBodyLimit)) {
+  for (const mw of bodyParsers({
+    message: config.http.messageBodyLimit,
+    upload: config.http.bodyLimit,
+    other: config.http.trackerBodyLimit,
+  })) {
     express.use(mw);
   }
   express.use(expressErrorHandler(filter));

@@ -162,7 +162,7 @@ describe('hostile input on the REST routes and channels', () => {
         .post('/webhooks/rest/webhook')
         .send({ sender: uniqueId('big'), message: 'x'.repeat(2 * 1024 * 1024) });
       const body = expectFailure(res, 413);
-      expect(body.details).toEqual({ max_bytes: 1024 * 1024 });
+      expect(body.details).toEqual({ max_bytes: 64 * 1024 });
     });
 
     it('socket.io user_uttered: message_error with the failure body, no turn', async () => {

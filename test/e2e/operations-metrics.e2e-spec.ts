@@ -5,6 +5,7 @@ import { Domain } from 'src/core';
 import request from 'supertest';
 import { ran, startActionServer, type TestActionServer } from 'test/utils/action-server';
 import { startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
+import { startFakeKafka, type FakeKafka } from 'test/utils/fake-kafka';
 
 /** The value of one sample of a Prometheus text exposition (labels matched exactly, any order). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | null {
@@ -21,6 +22,16 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (wanted.every(([k, v]) => found[k] === v)) return Number(m[4]);
   }
   return null;
+}
+
+/** The sum of every sample of a metric, whatever its labels. */
+function total(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$/.exec(line);
+    if (m !== null && m[1] === name) sum += Number(m[3]);
+  }
+  return sum;
 }
 
 /** The action server as the metrics name it: its URL without query or credentials. */
@@ -41,15 +52,21 @@ responses:
 describe('GET /metrics after a conversation over HTTP', () => {
   let dir: string;
   let actions: TestActionServer;
+  let kafka: FakeKafka;
   let t: TestApp;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-metrics-'));
+    kafka = await startFakeKafka();
     actions = await startActionServer({
       action_check_balance: () => ran([{ event: 'slot', name: 'balance', value: 42 }]),
     });
     const endpoints = join(dir, 'endpoints.yml');
-    writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}"\n`);
+    writeFileSync(
+      endpoints,
+      `action_endpoint:\n  url: "${actions.url}"\n` +
+        `event_broker:\n  type: kafka\n  url: ${kafka.address}\n  topic: ${uniqueId('metrics')}\n`,
+    );
     t = await startTestApp({ env: { PARLEY_ENDPOINTS: endpoints }, withDomain: false });
     t.registry.load({
       domain: Domain.fromYaml(DOMAIN, 'domain.yml'),
@@ -62,6 +79,7 @@ describe('GET /metrics after a conversation over HTTP', () => {
   afterAll(async () => {
     await t?.close();
     await actions?.close();
+    await kafka?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -116,6 +134,12 @@ describe('GET /metrics after a conversation over HTTP', () => {
       'parley_model_loaded_info',
       'parley_action_server_request_duration_seconds',
       'parley_circuit_state',
+      'parley_lock_wait_seconds',
+      'parley_lock_acquire_failures_total',
+      'parley_outbox_backlog',
+      'parley_outbox_oldest_age_seconds',
+      'parley_broker_publish_total',
+      'parley_reminders_due',
     ]) {
       expect(after).toContain(`# TYPE ${name} `);
     }
@@ -153,6 +177,26 @@ describe('GET /metrics after a conversation over HTTP', () => {
       }),
     ).toBeGreaterThanOrEqual(1);
 
+    // The lock: every turn took it (and waited, if only a little).
+    expect(total(after, 'parley_lock_wait_seconds_count')).toBeGreaterThanOrEqual(3);
+
+    // The outbox drained to the broker: every event of the conversation was published.
+    await kafka.waitFor(1);
+    let drained = after;
+    for (let i = 0; i < 100; i++) {
+      drained = await scrape();
+      const due = sample(drained, 'parley_reminders_due');
+      if (sample(drained, 'parley_outbox_backlog') === 0 && due !== null) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(sample(drained, 'parley_outbox_backlog')).toBe(0);
+    expect(sample(drained, 'parley_outbox_oldest_age_seconds')).toBe(0);
+    expect(
+      sample(drained, 'parley_broker_publish_total', { broker: 'kafka', outcome: 'success' }),
+    ).toBe(kafka.records.length);
+    // Measured on the whole database (other servers' reminders included): present, a count.
+    expect(Number.isInteger(sample(drained, 'parley_reminders_due'))).toBe(true);
+
     // The tracker store, the action server and the served model.
     expect(
       sample(after, 'parley_tracker_store_query_seconds_count', { op: 'appendIfUnchanged' }),
@@ -168,11 +212,11 @@ describe('GET /metrics after a conversation over HTTP', () => {
     ).toBe(1);
   });
 
-  it('readiness lists the database, the lock store and the model, liveness nothing', async () => {
+  it('readiness lists the database, the lock store, the model and the broker, liveness nothing', async () => {
     const ready = await request(t.url).get('/health/ready').expect(200);
     expect(ready.body.status).toBe('ok');
     expect(Object.keys(ready.body.details).sort()).toEqual(
-      ['database', 'lock_store', 'model', 'server'].sort(),
+      ['database', 'event_broker', 'lock_store', 'model', 'server'].sort(),
     );
     expect(ready.body.details.model).toEqual({
       status: 'up',

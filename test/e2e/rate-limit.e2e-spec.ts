@@ -145,3 +145,57 @@ describe('rate limits off by default', () => {
     }
   });
 });
+
+describe('one client budget held across two instances under concurrent load', () => {
+  const prefix = `${uniqueId('parley-rl-load')}:`;
+  const LIMIT = 30;
+  let one: TestApp;
+  let two: TestApp;
+
+  beforeAll(async () => {
+    const env = {
+      REDIS_URL,
+      RATE_LIMIT_CLIENT: String(LIMIT),
+      RATE_LIMIT_WINDOW_MS: '60000',
+      RATE_LIMIT_PREFIX: prefix,
+    };
+    one = await startTestApp({ env });
+    two = await startTestApp({ env });
+  }, 60_000);
+
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`*${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('3× the budget at once over both instances: within ±10 % of the budget pass, the rest 429', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 3 * LIMIT }, (_, i) => post(i % 2 === 0 ? one : two, uniqueId('rl'))),
+    );
+    const passed = results.filter((r) => r.status === 200);
+    const limited = results.filter((r) => r.status === 429);
+    expect(passed.length + limited.length).toBe(results.length);
+    expect(passed.length).toBeGreaterThanOrEqual(Math.floor(LIMIT * 0.9));
+    expect(passed.length).toBeLessThanOrEqual(Math.ceil(LIMIT * 1.1));
+    for (const res of limited) {
+      expect(res.body).toMatchObject({ status: 'failure', code: 429, reason: 'TooManyRequests' });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      expect(res.headers['x-ratelimit-limit']).toBe(String(LIMIT));
+      expect(res.headers['x-ratelimit-remaining']).toBe('0');
+    }
+  });
+
+  it('with the budget spent, health and metrics still answer on both instances', async () => {
+    await post(one, uniqueId('rl')).expect(429);
+    for (const t of [one, two]) {
+      await request(t.url).get('/health/live').expect(200);
+      await request(t.url).get('/health/ready').expect(200);
+      const metrics = await request(t.url).get('/metrics').expect(200);
+      expect(metrics.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+  });
+});

@@ -16,11 +16,12 @@ export interface RoundRobinProxy {
  * stopped replica) goes to the next target; a reset or any other failure once the request may
  * have reached the target answers 503, so the client never takes a lost request for an
  * answered one. A target that failed takes no requests until `healthPath` answers 200 again
- * (checked every `checkMs`).
+ * (checked every `checkMs`). With `probeAll`, targets that are up are probed too, as a
+ * Kubernetes readiness probe does: one that answers anything but 200 takes no new requests.
  */
 export async function startRoundRobinProxy(
   targets: readonly string[],
-  { healthPath = '/health/ready', checkMs = 500 } = {},
+  { healthPath = '/health/ready', checkMs = 500, probeAll = false } = {},
 ): Promise<RoundRobinProxy> {
   // `timeout` set, Node's agent honours the replicas' `Keep-Alive: timeout=5` hint: an idle
   // socket is dropped a second before the replica would close it, so a request never races a
@@ -38,7 +39,7 @@ export async function startRoundRobinProxy(
   };
   const checks = setInterval(() => {
     targets.forEach((target, index) => {
-      if (up[index]) return;
+      if (up[index] && !probeAll) return;
       void fetch(new URL(healthPath, target))
         .then((res) => (up[index] = res.status === 200))
         .catch(() => undefined);

@@ -134,6 +134,31 @@ describe('readModelArchive: hostile archives', () => {
       );
       expectProblem(error, 'duplicate_path', 'more than once');
     });
+
+    it.each([
+      ['NFD spelling of a listed NFC name', 'caf\u00e9.yml', 'cafe\u0301.yml'],
+      ['a case variant', 'domain.yml', 'Domain.yml'],
+    ])('refuses Unicode-colliding names: %s', async (_, first, second) => {
+      const error = await refused(
+        craftArchive(manifestFor({ [first]: 'a: 1\n', [second]: 'a: 2\n' }), [
+          { path: first, data: 'a: 1\n' },
+          { path: second, data: 'a: 2\n' },
+        ]),
+      );
+      expectProblem(error, 'duplicate_path', /collides with/);
+    });
+
+    it('refuses a member nested more than 1,024 directories deep (pax path)', async () => {
+      const deep = `${'d/'.repeat(1025)}x.yml`;
+      const error = await refused(
+        craftArchive(manifestFor({ 'domain.yml': DOMAIN }), [
+          { path: 'domain.yml', data: DOMAIN },
+          { path: 'PaxHeader', type: 'x', data: paxRecords({ path: deep }) },
+          { path: 'long', data: 'pwned' },
+        ]),
+      );
+      expectProblem(error, 'invalid_path', /too long/);
+    });
   });
 
   describe('entry types other than files and directories', () => {

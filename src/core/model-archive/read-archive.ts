@@ -187,6 +187,9 @@ async function scanArchive(archive: string, limits: ResolvedLimits, visit: Visit
       let fileBytes = 0;
       const files = new Set<string>();
       const directories = new Set<string>();
+      // Member paths as case-insensitive, normalising file systems (macOS, Windows) see them:
+      // two members that are one file there could shadow each other once extracted.
+      const folded = new Map<string, string>();
 
       const finish = (error?: unknown): void => {
         if (settled) return;
@@ -360,6 +363,17 @@ async function scanArchive(archive: string, limits: ResolvedLimits, visit: Visit
             },
           );
         }
+        const key = path.normalize('NFC').toLowerCase();
+        const other = folded.get(key);
+        if (other !== undefined) {
+          throw archiveError(
+            archive,
+            'duplicate_path',
+            `member ${quote(path)} collides with ${quote(other)} (same name after Unicode normalisation and case folding)`,
+            { member: path },
+          );
+        }
+        folded.set(key, path);
         const segments = path.split('/');
         for (let i = 1; i < segments.length; i++) {
           const parent = segments.slice(0, i).join('/');

@@ -6,6 +6,8 @@ import {
   isSeq,
   LineCounter,
   parseDocument,
+  Scalar,
+  visit,
   type Document,
   type Node,
   type YAMLMap,
@@ -168,6 +170,19 @@ export function parseYamlSource(
     yamlError({ file, code }, line, `invalid YAML: ${first.message.split('\n')[0] ?? ''}`);
   }
   const source: YamlSource = { file, doc, lines, code };
+  // YAML 1.1 merge keys (`<<: *anchor`): the core schema would keep `<<` as an ordinary key
+  // and the data would silently mean something else than its author thought; refuse them.
+  visit(doc, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) && pair.key.type === Scalar.PLAIN && pair.key.value === '<<') {
+        yamlError(
+          source,
+          lineOf(source, pair.key),
+          'invalid YAML: merge keys (<<) are not supported; write the keys out',
+        );
+      }
+    },
+  });
   // Resolve aliases once with a cap so later toJS() calls cannot explode.
   try {
     doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });

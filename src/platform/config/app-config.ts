@@ -8,9 +8,12 @@ export interface AppConfig {
     readonly port: number;
     readonly enableApi: boolean;
     readonly cors: readonly string[];
+    /** Body size limit of the training and test data routes (`/model/train`, `/model/test/*`). */
     readonly bodyLimit: string;
     /** Body size limit of the routes that take one user message (webhooks, parse, messages). */
     readonly messageBodyLimit: string;
+    /** Body size limit of every other route (tracker events, GraphQL, `PUT /model`, …). */
+    readonly trackerBodyLimit: string;
     /** Longest user text (UTF-16 code units) any route or channel accepts; longer → 400. */
     readonly maxTextLength: number;
     readonly responseTimeoutMs: number;

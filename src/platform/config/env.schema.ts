@@ -49,6 +49,12 @@ export class EnvSchema {
   })
   PARLEY_MESSAGE_BODY_LIMIT?: string;
 
+  @IsOptional()
+  @Matches(/^\d+(b|kb|mb)?$/i, {
+    message: 'PARLEY_TRACKER_BODY_LIMIT must look like 1mb, 512kb or 1048576',
+  })
+  PARLEY_TRACKER_BODY_LIMIT?: string;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000) PARLEY_MAX_TEXT_LENGTH?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) RESPONSE_TIMEOUT_MS?: number;

@@ -21,6 +21,9 @@ export const MAX_JSON_DEPTH = 64;
 const MESSAGE_ROUTE =
   /^\/webhooks\/|^\/model\/parse\/?$|^\/conversations\/.+\/(messages|trigger_intent|execute)\/?$/;
 
+/** The routes that take training data or test data: `POST /model/train`, `/model/test/*`. */
+const UPLOAD_ROUTE = /^\/model\/(train|test\/[^/]+)\/?$/;
+
 const OPEN_BRACKET = 0x5b;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACKET = 0x5d;
@@ -72,14 +75,29 @@ function limitBytes(limit: string): number | null {
   return Math.floor(Number(m[1]) * 1024 ** power);
 }
 
+/** The error a body over the route's limit is answered with (413, as body-parser words it). */
+function tooLarge(limit: number, received?: number): Error {
+  return Object.assign(new Error('request entity too large'), {
+    status: 413,
+    type: 'entity.too.large',
+    limit,
+    ...(received !== undefined ? { received } : {}),
+  });
+}
+
 /**
- * Reads a body of a declared length that is within the limit, uncompressed and not chunked —
- * what nearly every API call sends — with plain stream listeners. Every other request goes
- * through express.raw (decompression, chunked bodies, the 413 on an oversized declaration).
- * Node's HTTP parser hands over exactly `length` bytes unless the client goes away, which is
- * reported as express.raw reports it ("request aborted", 400).
+ * Reads an uncompressed body — of a declared length within the limit, or chunked — with plain
+ * stream listeners, counting bytes as they come: a chunked body that passes `max` is a 413 at
+ * once, without reading (or keeping) the rest. Node's HTTP parser hands over exactly `length`
+ * bytes unless the client goes away, which is reported as express.raw reports it
+ * ("request aborted", 400).
  */
-function readDeclaredBody(req: Request, length: number, done: (e: unknown, b?: Buffer) => void) {
+function readBody(
+  req: Request,
+  length: number | null,
+  max: number,
+  done: (e: unknown, b?: Buffer) => void,
+) {
   const chunks: Buffer[] = [];
   let received = 0;
   let finished = false;
@@ -94,10 +112,15 @@ function readDeclaredBody(req: Request, length: number, done: (e: unknown, b?: B
   };
   const onData = (chunk: Buffer): void => {
     received += chunk.length;
+    if (received > max) {
+      chunks.length = 0;
+      finish(tooLarge(max, received));
+      return;
+    }
     chunks.push(chunk);
   };
   const onEnd = (): void => {
-    if (received !== length) {
+    if (length !== null && received !== length) {
       finish(
         Object.assign(new Error('request size did not match content length'), {
           status: 400,
@@ -117,6 +140,40 @@ function readDeclaredBody(req: Request, length: number, done: (e: unknown, b?: B
   req.on('error', onError);
 }
 
+/** How long a connection whose body was refused stays open for the client to read the 413. */
+const LINGER_MS = 5_000;
+
+/**
+ * Answers a body over the route's limit with 413 at once, before the rest arrives, and stops
+ * reading the request: the kernel's buffers fill, the client's writes stall, and a client that
+ * reads while it sends (or stops on the answer) sees the 413 and closes. After
+ * {@link LINGER_MS} the connection is cut. The rest of the body is neither read nor kept, so a
+ * 100 MB upload to a 64 KiB route costs the server neither its memory nor its bandwidth.
+ */
+function refuseTooLarge(req: Request, res: Response, next: NextFunction, error: Error): void {
+  // Marks the request as being consumed (so Node does not drain it after the answer) and
+  // leaves it paused.
+  req.read(0);
+  req.pause();
+  res.once('finish', () => {
+    if (req.complete) return;
+    const timer = setTimeout(() => req.socket.destroy(), LINGER_MS);
+    timer.unref();
+    req.once('close', () => clearTimeout(timer));
+  });
+  next(error);
+}
+
+/** Body size limits per kind of route, as body-parser reads them (`'64kb'`, `'1mb'`, bytes). */
+export interface BodyLimits {
+  /** Channel webhooks, `/model/parse`, `/conversations/<id>/messages|trigger_intent|execute`. */
+  readonly message: string;
+  /** `POST /model/train` and `/model/test/*`: training and test data. */
+  readonly upload: string;
+  /** Every other route: tracker events, GraphQL, `PUT /model`, … */
+  readonly other: string;
+}
+
 /**
  * Body parsing for every route: the raw bytes are read once (size-capped). YAML bodies become
  * strings; everything else is parsed as JSON whatever the Content-Type, as Rasa's server does,
@@ -124,14 +181,22 @@ function readDeclaredBody(req: Request, length: number, done: (e: unknown, b?: B
  * 400; an undeclared one that does not parse is handed over as text. An empty body stays
  * `undefined`, so routes can tell "no body" from `{}`.
  */
-export function bodyParsers(limit: string, messageLimit: string = limit): Middleware[] {
+export function bodyParsers(limits: BodyLimits): Middleware[] {
+  const reader = (limit: string) => ({
+    raw: express.raw({ type: () => true, limit }),
+    maxBytes: limitBytes(limit),
+  });
   const readers = {
-    any: { raw: express.raw({ type: () => true, limit }), maxBytes: limitBytes(limit) },
-    message: {
-      raw: express.raw({ type: () => true, limit: messageLimit }),
-      maxBytes: limitBytes(messageLimit),
-    },
+    message: reader(limits.message),
+    upload: reader(limits.upload),
+    other: reader(limits.other),
   };
+  const readerOf = (path: string) =>
+    MESSAGE_ROUTE.test(path)
+      ? readers.message
+      : UPLOAD_ROUTE.test(path)
+        ? readers.upload
+        : readers.other;
   const parse = (req: Request, next: NextFunction): void => {
     const buf: unknown = req.body;
     if (!Buffer.isBuffer(buf) || buf.length === 0) {
@@ -182,22 +247,30 @@ export function bodyParsers(limit: string, messageLimit: string = limit): Middle
   };
   const body: Middleware = (req, res, next) => {
     const { headers } = req;
-    const { raw, maxBytes } = MESSAGE_ROUTE.test(req.path) ? readers.message : readers.any;
+    const { raw, maxBytes } = readerOf(req.path);
     const declared = headers['content-length'];
+    const chunked = headers['transfer-encoding'] !== undefined;
     if (
-      headers['transfer-encoding'] === undefined &&
+      maxBytes !== null &&
       (headers['content-encoding'] === undefined || headers['content-encoding'] === 'identity')
     ) {
-      if (declared === undefined) {
+      if (declared === undefined && !chunked) {
         // No body at all (as express.raw decides: neither a length nor chunked).
         req.body = undefined;
         next();
         return;
       }
-      if (maxBytes !== null && DIGITS.test(declared) && Number(declared) <= maxBytes) {
-        readDeclaredBody(req, Number(declared), (error, buf) => {
+      const length = declared !== undefined && DIGITS.test(declared) ? Number(declared) : null;
+      if (length !== null && length > maxBytes) {
+        refuseTooLarge(req, res, next, tooLarge(maxBytes, length));
+        return;
+      }
+      if (length !== null || (chunked && declared === undefined)) {
+        readBody(req, chunked ? null : length, maxBytes, (error, buf) => {
           if (error) {
-            next(error);
+            if ((error as { status?: number }).status === 413) {
+              refuseTooLarge(req, res, next, error as Error);
+            } else next(error);
             return;
           }
           req.body = buf;

@@ -20,6 +20,12 @@ export class TokenRefused extends Error {
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
+/**
+ * Longest access token accepted (characters). Keycloak's tokens are 1–2 KB, even with many
+ * roles; a larger one is refused before it is decoded or its `kid` looked up.
+ */
+export const MAX_TOKEN_LENGTH = 8 * 1024;
+
 /** A reason the caller may read; jsonwebtoken's and jwks-rsa's own texts stay in the log. */
 function reasonOf(error: unknown): string {
   const name = error instanceof Error ? error.name : '';
@@ -38,7 +44,9 @@ function reasonOf(error: unknown): string {
  * Verifies `Authorization: Bearer <jwt>` access tokens of the configured OpenID Connect issuer
  * (Keycloak, or the embedded provider): signature by a key of the issuer's JWKS (fetched on an
  * unknown `kid`, so rotated keys are picked up; cached 10 min; at most 10 fetches a minute),
- * RS256/ES256 only, exact `iss`, `aud` when configured, `exp`/`nbf` with 30 s tolerance.
+ * RS256/ES256 only, exact `iss`, `aud` when configured, `exp`/`nbf` with 30 s tolerance, at
+ * most {@link MAX_TOKEN_LENGTH} characters. The key comes from the configured JWKS only: header
+ * fields that name other keys (`jku`, `x5u`, `jwk`) are never followed.
  *
  * `verify` is a function of its request alone: every call has its own promise and its own
  * locals, and the only state shared between calls is the JWKS key cache. (Passport's
@@ -71,6 +79,9 @@ export class OidcTokenVerifier {
   async verify(authorization: string | undefined): Promise<OidcPrincipal> {
     const token = BEARER.exec(authorization ?? '')?.[1];
     if (token === undefined) throw new TokenRefused('Missing bearer token.');
+    if (token.length > MAX_TOKEN_LENGTH) {
+      throw new TokenRefused(`The token is longer than ${MAX_TOKEN_LENGTH} characters.`);
+    }
     const decoded = decode(token, { complete: true });
     if (
       decoded === null ||
