@@ -155,6 +155,15 @@ function refuseTooLarge(req: Request, res: Response, next: NextFunction, error: 
   // leaves it paused.
   req.read(0);
   req.pause();
+  // The rest of this request is never read, so the connection cannot carry another: say so,
+  // or a keep-alive client sends its next request into it and waits out the linger. Node ends
+  // a `Connection: close` answer by destroying the socket, which would reset the connection
+  // under a client still sending (it may then lose the 413); half-close it instead.
+  res.setHeader('Connection', 'close');
+  const socket = req.socket;
+  socket.destroySoon = function halfClose(this: typeof socket): void {
+    if (this.writable) this.end();
+  };
   res.once('finish', () => {
     if (req.complete) return;
     const timer = setTimeout(() => req.socket.destroy(), LINGER_MS);
