@@ -37,13 +37,17 @@ export async function trainEchoModel(dir: string): Promise<string> {
 
 /** The echo bot's action server; each call waits `delayMs` first (a turn that takes time). */
 export function startEchoActions(delayMs: number): Promise<TestActionServer> {
-  return startActionServer({
-    action_echo: async (call) => {
-      if (delayMs > 0) await sleep(delayMs);
-      const latest = call.tracker.latest_message as unknown as { text: string };
-      return ran([], [{ text: `echo ${latest.text}` }]);
+  return startActionServer(
+    {
+      action_echo: async (call) => {
+        if (delayMs > 0) await sleep(delayMs);
+        const latest = call.tracker.latest_message as unknown as { text: string };
+        return ran([], [{ text: `echo ${latest.text}` }]);
+      },
     },
-  });
+    // Long runs: the calls (each with its whole tracker) are not kept.
+    { record: false },
+  );
 }
 
 /** One `parley run` process on a fixed port (not waited for: see `waitReady`). */

@@ -36,6 +36,7 @@ import {
  */
 const KILLS = Number(process.env.CRASH_KILLS ?? 100);
 const CLIENTS = 50;
+const PER_CONVERSATION = 20;
 /** The spec's deadline for a restarted replica to be ready. */
 const READY_DEADLINE_MS = 10_000;
 /** A restart slower than this is a hang: the run stops instead of waiting for ever. */
@@ -108,13 +109,20 @@ describeWithRedis('kill -9 chaos over two replicas', (redis) => {
   });
 
   it(`loses, halves and doubles no acknowledged message over ${KILLS} kills, and leaves no lock behind`, async () => {
-    const conversations = Array.from({ length: CLIENTS }, () => uniqueId('chaos'));
+    const conversations: string[] = [];
     const sent: Sent[] = [];
     let stop = false;
 
-    // 50 connections: each posts to its conversation, one message after the other.
-    const clients = conversations.map(async (id, c) => {
+    // 50 connections: each posts to a conversation, one message after the other, and moves on
+    // to a new conversation every PER_CONVERSATION messages (a tracker, sent whole to the
+    // action server every turn, stays the size of a real conversation over a long run).
+    const clients = Array.from({ length: CLIENTS }, async (_, c) => {
+      let id = '';
       for (let n = 0; !stop; n++) {
+        if (n % PER_CONVERSATION === 0) {
+          id = uniqueId('chaos');
+          conversations.push(id);
+        }
         const s = await post(proxy.url, id, message(`${c}-${n}`));
         sent.push(s);
         if (!acknowledged(s)) await sleep(50);
@@ -173,24 +181,33 @@ describeWithRedis('kill -9 chaos over two replicas', (redis) => {
     expect(sent.filter((s) => s.status >= 500 && s.status !== 503)).toEqual([]);
 
     const problems: string[] = [];
+    const bySender = new Map<string, Sent[]>();
+    for (const s of sent) bySender.set(s.sender, [...(bySender.get(s.sender) ?? []), s]);
     for (const id of conversations) {
       const { texts, problems: found } = await storedTurns(db, id);
       problems.push(...found);
       const stored = new Set(texts);
       if (stored.size !== texts.length) problems.push(`${id}: a message stored twice`);
-      for (const s of sent.filter((x) => x.sender === id && acknowledged(x))) {
+      for (const s of (bySender.get(id) ?? []).filter(acknowledged)) {
         if (!stored.has(s.text)) problems.push(`${id}: acknowledged ${s.text} is missing`);
       }
     }
     expect(problems).toEqual([]);
 
-    // Past the lease, a lock a killed replica held is gone: every conversation takes a message.
+    // Past the lease, a lock a killed replica held is gone: every conversation a kill may have
+    // left locked (one with a request that was cut) and the last of every client take a message.
     await sleep(LEASE_SECONDS * 1000 + 500);
+    const suspects = [
+      ...new Set([
+        ...sent.filter((s) => !acknowledged(s)).map((s) => s.sender),
+        ...conversations.slice(-CLIENTS),
+      ]),
+    ];
     const fresh = await Promise.all(
-      conversations.map((id) => post(proxy.url, id, message('fresh'), 15_000)),
+      suspects.map((id) => post(proxy.url, id, message('fresh'), 15_000)),
     );
     expect(fresh.filter((s) => !acknowledged(s)).map((s) => [s.status, s.failure])).toEqual([]);
-    for (const id of conversations) {
+    for (const id of suspects) {
       const { texts, problems: found } = await storedTurns(db, id);
       expect(found).toEqual([]);
       expect(texts[texts.length - 1]).toBe(message('fresh'));
