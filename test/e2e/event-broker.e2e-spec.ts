@@ -218,6 +218,10 @@ describe('event broker (RabbitMQ) end to end', () => {
   });
 
   it('broker unreachable: turns go on, /health/ready stays 200 with the broker as a warning', async () => {
+    // The replicas of one database share its outbox: the server with the reachable broker
+    // would publish this one's rows too. It has done its part; it stops here.
+    await t?.close();
+    t = undefined;
     // A port nothing listens on: every publish fails, the outbox keeps the events.
     const file = endpoints(
       'down-endpoints.yml',
