@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { connect as netConnect } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import { readStoryFiles, trainDialogue } from 'src/core';
@@ -344,6 +345,52 @@ describe('hostile input on the REST routes and channels', () => {
       reason: 'RequestHeaderFieldsTooLarge',
       details: { rule: 'max_header_size' },
     });
+  });
+
+  it('a 120 KB URL followed by a 1.4 MB body still gets its 431, not a reset connection', async () => {
+    // The client runs in its own process (in this one, the server and client would take turns
+    // on one event loop and hide the race): it writes everything at once, reads while it
+    // writes, and prints the status line of each of 10 answers to 10 such requests at once.
+    const client = `
+      const net = require('node:net');
+      const head = 'POST /conversations/' + '%C3%A9'.repeat(20000) + '/predict HTTP/1.1\\r\\n' +
+        'Host: x\\r\\nContent-Type: application/json\\r\\nContent-Length: 1400000\\r\\n\\r\\n';
+      const bytes = Buffer.concat([Buffer.from(head), Buffer.alloc(1400000, 0x61)]);
+      const one = () => new Promise((resolve) => {
+        const socket = net.connect(Number(process.argv[1]), '127.0.0.1');
+        let data = '';
+        let error = null;
+        socket.on('data', (chunk) => (data += chunk));
+        socket.on('error', (e) => (error = e.code));
+        socket.on('end', () => { socket.destroy(); resolve({ data, error }); });
+        socket.on('close', () => resolve({ data, error }));
+        socket.write(bytes);
+      });
+      (async () => {
+        const raws = await Promise.all(Array.from({ length: 10 }, one));
+        for (const { data, error } of raws) {
+          const [head, body] = data.split('\\r\\n\\r\\n');
+          console.log(JSON.stringify({ status: head.slice(0, 12), body, error }));
+        }
+      })();`;
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['-e', client, new URL(t.url).port], (error, stdout) => {
+        if (error) reject(new Error(error.message));
+        else resolve(stdout);
+      });
+    });
+    const answers = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { status: string; body?: string; error: string | null });
+    expect(answers).toHaveLength(10);
+    for (const answer of answers) {
+      // A reset (instead of a half-close) may throw the answer away before the client reads it.
+      expect(answer.error).toBeNull();
+      expect(answer.status).toBe('HTTP/1.1 431');
+      expect(JSON.parse(answer.body ?? '')).toMatchObject({ status: 'failure', code: 431 });
+    }
+    await request(t.url).get('/version').expect(200);
   });
 
   describe('socket.io session_request with a session_id that breaks the id rules', () => {
