@@ -1,5 +1,5 @@
 import { DialogueError } from 'src/core/errors/dialogue-error';
-import { LockStore } from 'src/core/ports/lock-store';
+import { LockStore, NO_LEASE, type LockLease } from 'src/core/ports/lock-store';
 
 export interface InMemoryLockStoreOptions {
   /** Give up waiting for a busy conversation after this many ms (`LOCK.TIMEOUT`); none by default. */
@@ -24,7 +24,7 @@ export class InMemoryLockStore extends LockStore {
     return false;
   }
 
-  async withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+  async withLock<T>(conversationId: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
     const previous = this.tails.get(conversationId) ?? Promise.resolve();
     let release!: () => void;
     const released = new Promise<void>((resolve) => {
@@ -35,7 +35,7 @@ export class InMemoryLockStore extends LockStore {
     this.tails.set(conversationId, tail);
     try {
       await this.waitFor(previous, conversationId);
-      return await work();
+      return await work(NO_LEASE);
     } finally {
       release();
       if (this.tails.get(conversationId) === tail) this.tails.delete(conversationId);

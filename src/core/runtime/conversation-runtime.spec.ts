@@ -11,12 +11,14 @@ import {
   InMemoryTrackerStore,
   type JsonObject,
   type LoadedAssistant,
+  type LockLease,
   OutputChannelDirectory,
   OutputDelivery,
   ReminderPoller,
   ReminderScheduler,
   type RuntimeLog,
   type SpanAttributes,
+  type StoreVersion,
   type TraceSpan,
   Tracer,
   TurnListener,
@@ -160,15 +162,46 @@ class SharedLocks extends InMemoryLockStore {
   }
 }
 
-/** Counts conditional appends (one per attempt of a turn) and full session reads. */
+/**
+ * A shared lock that hands over versions as the Redis store does: what one holder leaves, the
+ * next holder (of any "instance" built on the same board) gets once.
+ */
+class HandOverLocks extends SharedLocks {
+  constructor(private readonly board: Map<string, StoreVersion>) {
+    super();
+  }
+  override withLock<T>(id: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
+    return super.withLock(id, () => {
+      const lastVersion = this.board.get(id);
+      this.board.delete(id);
+      return work({ lastVersion, leave: (v) => this.board.set(id, v) });
+    });
+  }
+}
+
+/** Counts conditional appends (one per attempt of a turn), full session reads, version checks. */
 class CountingStore extends InMemoryTrackerStore {
   attempts = 0;
   reads = 0;
+  versionChecks = 0;
+  private appending = false;
+  override version(
+    ...args: Parameters<InMemoryTrackerStore['version']>
+  ): ReturnType<InMemoryTrackerStore['version']> {
+    // The in-memory append answers its new version through this method: not a check.
+    if (!this.appending) this.versionChecks++;
+    return super.version(...args);
+  }
   override appendIfUnchanged(
     ...args: Parameters<InMemoryTrackerStore['appendIfUnchanged']>
   ): ReturnType<InMemoryTrackerStore['appendIfUnchanged']> {
     this.attempts++;
-    return super.appendIfUnchanged(...args);
+    this.appending = true;
+    try {
+      return super.appendIfUnchanged(...args);
+    } finally {
+      this.appending = false;
+    }
   }
   override retrieveVersioned(
     ...args: Parameters<InMemoryTrackerStore['retrieveVersioned']>
@@ -348,6 +381,35 @@ describe('ConversationRuntime', () => {
     store.reads = 0;
     await append(a.runtime, 'shared', [{ event: 'slot', name: 'n', value: 'a3' }]);
     expect([store.attempts, store.reads]).toEqual([1, 0]);
+  });
+
+  it('uses a cached session without asking the store when the lock hands over its version', async () => {
+    const store = new CountingStore();
+    const board = new Map<string, StoreVersion>();
+    const a = setup({ store, locks: new HandOverLocks(board) });
+    const b = setup({ store, locks: new HandOverLocks(board) });
+    await append(a.runtime, 'handed', [{ event: 'slot', name: 'n', value: 'a1' }]);
+    expect(board.get('handed')).toEqual(await store.version('handed'));
+    store.versionChecks = 0;
+    store.reads = 0;
+    // The version a's own last turn left is the one it cached: no check, no read.
+    await append(a.runtime, 'handed', [{ event: 'slot', name: 'n', value: 'a2' }]);
+    expect([store.versionChecks, store.reads]).toEqual([0, 0]);
+    // b wrote since: the handed-over version differs, a reads the session again and runs once.
+    await append(b.runtime, 'handed', [{ event: 'slot', name: 'n', value: 'b1' }]);
+    store.attempts = 0;
+    store.reads = 0;
+    await append(a.runtime, 'handed', [{ event: 'slot', name: 'n', value: 'a3' }]);
+    expect([store.attempts, store.reads]).toEqual([1, 1]);
+    // Nothing handed over (a holder died): the store is asked.
+    board.clear();
+    store.versionChecks = 0;
+    await append(a.runtime, 'handed', [{ event: 'slot', name: 'n', value: 'a4' }]);
+    expect(store.versionChecks).toBe(1);
+    const values = ((await store.retrieve('handed')) ?? [])
+      .filter((e) => e.event === 'slot')
+      .map((e) => (e as JsonObject).value);
+    expect(values).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
   });
 
   it('keeps a committed turn when a listener fails, and still runs the listeners after it', async () => {

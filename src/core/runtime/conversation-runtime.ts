@@ -15,7 +15,7 @@ import { type SerializedEvent } from 'src/core/events/serialized-event';
 import { type UserUttered } from 'src/core/events/user-uttered';
 import { parseWithRegex } from 'src/core/interpreter/regex-interpreter';
 import { type Clock } from 'src/core/ports/clock';
-import { type LockStore } from 'src/core/ports/lock-store';
+import { type LockLease, type LockStore } from 'src/core/ports/lock-store';
 import { MessageHandler } from 'src/core/ports/message-handler';
 import { NoTracing, type Tracer } from 'src/core/ports/tracer';
 import { type StoreVersion, type TrackerStore } from 'src/core/ports/tracker-store';
@@ -616,10 +616,10 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     delivery: Delivery,
   ): Promise<CommittedTurn> {
     const waiting = this.tracer.startSpan('parley.lock.acquire', {});
-    const turn = this.locks.withLock(conversationId, async (): Promise<CommittedTurn> => {
+    const turn = this.locks.withLock(conversationId, async (lease): Promise<CommittedTurn> => {
       waiting.end();
       for (let attempt = 1; ; attempt++) {
-        const session = await this.latestSession(conversationId, assistant, attempt > 1);
+        const session = await this.latestSession(conversationId, assistant, attempt > 1, lease);
         this.cache.delete(conversationId);
         const events = await produce(session.tracker, this.clock.now());
         const encoded = events.map(encodeEvent);
@@ -630,6 +630,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
         );
         if (version !== null) {
           session.version = version;
+          lease.leave(version);
           for (const e of encoded) session.bytes += e.json.length * MEMORY_PER_JSON_CHAR;
           this.cache.set(conversationId, session);
           return {
@@ -673,18 +674,21 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
 
   /**
    * The latest session, from the cache or the store. With a lock shared by several instances, a
-   * cached session is used only after a one-row version check: another instance may have
-   * written since, and a turn run on a stale session would be refused at the append and run
-   * again (its custom actions twice).
+   * cached session is used only at the version the lock's previous holder left, or else after
+   * a one-row version check: another instance may have written since, and a turn run on a
+   * stale session would be refused at the append and run again (its custom actions twice).
    */
   private async latestSession(
     conversationId: string,
     assistant: LoadedAssistant,
     reload: boolean,
+    lease: LockLease,
   ): Promise<CachedSession> {
     const cached = reload ? undefined : this.cache.get(conversationId);
     if (cached !== undefined) {
       if (!this.locks.sharedAcrossProcesses()) return cached;
+      const left = lease.lastVersion;
+      if (left !== undefined && sameVersion(left, cached.version)) return cached;
       if (sameVersion(await this.store.version(conversationId), cached.version)) return cached;
     }
     const read = await this.store.retrieveVersioned(conversationId, { latestSessionOnly: true });

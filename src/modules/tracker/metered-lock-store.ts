@@ -1,5 +1,5 @@
 import { OnApplicationShutdown } from '@nestjs/common';
-import { DialogueError, LockStore } from 'src/core';
+import { DialogueError, LockStore, type LockLease } from 'src/core';
 import { counter, histogram } from 'src/platform/metrics/registry';
 
 const waitSeconds = () =>
@@ -36,14 +36,14 @@ export class MeteredLockStore extends LockStore implements OnApplicationShutdown
     return this.inner.sharedAcrossProcesses();
   }
 
-  async withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+  async withLock<T>(conversationId: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
     const started = process.hrtime.bigint();
     let acquired = false;
     try {
-      return await this.inner.withLock(conversationId, () => {
+      return await this.inner.withLock(conversationId, (lease) => {
         acquired = true;
         this.wait.observe({ store: this.store }, Number(process.hrtime.bigint() - started) / 1e9);
-        return work();
+        return work(lease);
       });
     } catch (err) {
       if (!acquired) this.failures.inc({ store: this.store, reason: reasonOf(err) });

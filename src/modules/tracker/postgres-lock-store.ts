@@ -1,6 +1,6 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Pool, type PoolClient } from 'pg';
-import { DialogueError, InMemoryLockStore, LockStore } from 'src/core';
+import { DialogueError, InMemoryLockStore, LockStore, NO_LEASE, type LockLease } from 'src/core';
 import {
   APPLICATION_NAME,
   guardPoolConnections,
@@ -43,7 +43,7 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
     );
   }
 
-  withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+  withLock<T>(conversationId: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.lockTimeoutMs;
     return this.local.withLock(conversationId, () =>
       this.withAdvisoryLock(conversationId, deadline, work),
@@ -53,7 +53,7 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
   private async withAdvisoryLock<T>(
     conversationId: string,
     deadline: number,
-    work: () => Promise<T>,
+    work: (lease: LockLease) => Promise<T>,
   ): Promise<T> {
     const client: PoolClient = await this.pool.connect();
     // A checked-out client has no listener of the pool's: without this one, a connection the
@@ -83,7 +83,8 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
         }
         throw e;
       }
-      return await work();
+      // The database is the lock: asking it for the version costs the same as handing it over.
+      return await work(NO_LEASE);
     } finally {
       let broken: Error | undefined = lost;
       if (locked && broken === undefined) {

@@ -1,7 +1,14 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { createHash, randomUUID } from 'node:crypto';
-import { DialogueError, InMemoryLockStore, LockStore, RETRY_AFTER_DETAIL } from 'src/core';
+import {
+  DialogueError,
+  InMemoryLockStore,
+  LockStore,
+  RETRY_AFTER_DETAIL,
+  type LockLease,
+  type StoreVersion,
+} from 'src/core';
 import { readRedisTlsFiles, type RedisConnectionSettings } from './store-endpoints';
 
 /** A standalone or Sentinel-found server, or a Redis Cluster. */
@@ -22,13 +29,22 @@ export interface RedisLockStoreOptions {
 /** Seconds a client is told to wait before retrying a turn the lock store could not lock. */
 export const LOCK_STORE_RETRY_AFTER_SECONDS = 1;
 const DEFAULT_RECHECK_MS = 200;
+/**
+ * How long a handed-over version is kept for the conversation's next turn (Rasa's default
+ * session expiry): a conversation idle for longer is read from the database anyway.
+ */
+const VERSION_TTL_MS = 60 * 60 * 1000;
 
 /**
  * Issues a ticket: `INCR` of the conversation's counter, a ticket key holding the caller's
  * token with the lease as TTL, the number in the conversation's queue (a sorted set, so the
  * first live ticket is found without KEYS). Then the check below, so that an uncontended lock
- * costs this one round trip. Returns {ticket number, 1 held | 0 waiting}.
- * KEYS: counter, queue. ARGV: ticket key base, token, lease ms.
+ * costs this one round trip. Returns {ticket number, 1 held | 0 waiting, handed-over version}.
+ *
+ * The handed-over version (the conversation's stored version as the previous holder left it,
+ * see RELEASE) is taken out of Redis by the ticket that gets the lock: a holder that dies
+ * leaves none behind, so the next one asks the database.
+ * KEYS: counter, queue, version. ARGV: ticket key base, token, lease ms.
  */
 const CHECK_BODY = `
 local function touch(keys, lease)
@@ -37,19 +53,21 @@ local function touch(keys, lease)
 end
 local function check(keys, base, n, token, lease)
   local mine = base .. n
-  if redis.call('GET', mine) ~= token then return -1 end
+  if redis.call('GET', mine) ~= token then return {-1, false} end
   while true do
     local first = redis.call('ZRANGE', keys[2], 0, 0)[1]
-    if first == nil then return -1 end
+    if first == nil then return {-1, false} end
     if first == n then
       redis.call('PEXPIRE', mine, lease)
       touch(keys, lease)
-      return 1
+      local version = redis.call('GET', keys[3])
+      if version then redis.call('DEL', keys[3]) end
+      return {1, version}
     end
     if redis.call('EXISTS', base .. first) == 1 then
       redis.call('PEXPIRE', mine, lease)
       touch(keys, lease)
-      return 0
+      return {0, false}
     end
     redis.call('ZREM', keys[2], first)
   end
@@ -61,15 +79,16 @@ local lease = tonumber(ARGV[3])
 local n = tostring(redis.call('INCR', KEYS[1]))
 redis.call('SET', ARGV[1] .. n, ARGV[2], 'PX', lease)
 redis.call('ZADD', KEYS[2], n, n)
-return {tonumber(n), check(KEYS, ARGV[1], n, ARGV[2], lease)}
+local state = check(KEYS, ARGV[1], n, ARGV[2], lease)
+return {tonumber(n), state[1], state[2]}
 `;
 
 /**
  * Checks a waiting ticket: expired tickets ahead of it are dropped; it holds the lock when it
  * is the first live one (its TTL is then reset to a full lease). A waiting ticket's TTL is
  * renewed too, so a live waiter never expires while a dead one does. -1: the ticket is gone
- * (expired while Redis was unreachable): issue a new one.
- * KEYS: counter, queue. ARGV: ticket key base, ticket number, token, lease ms.
+ * (expired while Redis was unreachable): issue a new one. Returns {state, handed-over version}.
+ * KEYS: counter, queue, version. ARGV: ticket key base, ticket number, token, lease ms.
  */
 const CHECK = `${CHECK_BODY}
 return check(KEYS, ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))
@@ -79,15 +98,26 @@ return check(KEYS, ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))
  * Gives a ticket back, found by its token (so a ticket whose number the client never learnt —
  * a timed-out issue Redis still ran — is given back too): its key and queue entry go; an empty
  * queue takes the counter with it; the waiters of the conversation are told (PUBLISH).
- * KEYS: counter, queue. ARGV: ticket key base, token, channel, conversation id.
+ * A holder whose ticket was still alive (its lease held throughout) leaves the conversation's
+ * version for the next holder (ARGV[5], '' for none); any other release clears it, so a
+ * version is never handed over by a holder another may have overtaken.
+ * KEYS: counter, queue, version. ARGV: ticket key base, token, channel, conversation id,
+ * version, version TTL ms.
  */
 const RELEASE = `
+local alive = false
 for _, n in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
   if redis.call('GET', ARGV[1] .. n) == ARGV[2] then
     redis.call('DEL', ARGV[1] .. n)
     redis.call('ZREM', KEYS[2], n)
+    alive = true
     break
   end
+end
+if alive and ARGV[5] ~= '' then
+  redis.call('SET', KEYS[3], ARGV[5], 'PX', tonumber(ARGV[6]))
+else
+  redis.call('DEL', KEYS[3])
 end
 if redis.call('ZCARD', KEYS[2]) == 0 then
   redis.call('DEL', KEYS[1], KEYS[2])
@@ -101,25 +131,30 @@ interface LockCommands {
   parleyLockIssue(
     counter: string,
     queue: string,
+    version: string,
     base: string,
     token: string,
     lease: number,
-  ): Promise<[number, number]>;
+  ): Promise<[number, number, string | null]>;
   parleyLockCheck(
     counter: string,
     queue: string,
+    version: string,
     base: string,
     n: string,
     token: string,
     lease: number,
-  ): Promise<number>;
+  ): Promise<[number, string | null]>;
   parleyLockRelease(
     counter: string,
     queue: string,
+    version: string,
     base: string,
     token: string,
     channel: string,
     conversationId: string,
+    leftVersion: string,
+    versionTtlMs: number,
   ): Promise<number>;
 }
 
@@ -129,7 +164,9 @@ interface LockCommands {
  * `INCR` of `…:last_issued_ticket_number`), made atomic with Lua scripts and a sorted-set queue
  * per conversation instead of KEYS. Waiters are woken by a PUBLISH on release, with a short
  * fallback re-check for leases that expire. Inside one process, waiters queue in memory first,
- * so each instance has at most one ticket per conversation in Redis.
+ * so each instance has at most one ticket per conversation in Redis. A holder hands the
+ * conversation's stored version to the next one (`…:version`, taken by the ticket that gets the
+ * lock): an instance whose cached session is at that version skips the database's version check.
  *
  * Fails closed: a Redis that is down or does not answer within `socket_timeout` fails the turn
  * with `LOCK.STORE_UNAVAILABLE` (503, Retry-After), never runs it unlocked; commands are not
@@ -223,9 +260,9 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       });
     };
     this.client = create(failFast, 'parley-locks') as RedisClient & LockCommands;
-    this.client.defineCommand('parleyLockIssue', { numberOfKeys: 2, lua: ISSUE });
-    this.client.defineCommand('parleyLockCheck', { numberOfKeys: 2, lua: CHECK });
-    this.client.defineCommand('parleyLockRelease', { numberOfKeys: 2, lua: RELEASE });
+    this.client.defineCommand('parleyLockIssue', { numberOfKeys: 3, lua: ISSUE });
+    this.client.defineCommand('parleyLockCheck', { numberOfKeys: 3, lua: CHECK });
+    this.client.defineCommand('parleyLockRelease', { numberOfKeys: 3, lua: RELEASE });
     this.subscriber = create({}, 'parley-locks-wake');
     this.client.on('error', (err: Error) => this.logError('lock store connection', err));
     this.subscriber.on('error', (err: Error) => this.logError('lock wake-up connection', err));
@@ -257,7 +294,7 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
     });
   }
 
-  withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+  withLock<T>(conversationId: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.options.lockTimeoutMs;
     return this.local.withLock(conversationId, () =>
       this.withTicket(conversationId, deadline, work),
@@ -267,41 +304,51 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
   private async withTicket<T>(
     conversationId: string,
     deadline: number,
-    work: () => Promise<T>,
+    work: (lease: LockLease) => Promise<T>,
   ): Promise<T> {
     const keys = this.keys(conversationId);
     const token = randomUUID();
+    let handedOver: string | null;
     try {
-      await this.acquire(conversationId, keys, token, deadline);
+      handedOver = await this.acquire(conversationId, keys, token, deadline);
     } catch (err) {
       // Give back whatever ticket Redis may have issued; not awaited: Redis may be hung.
-      void this.release(conversationId, keys, token);
+      void this.release(conversationId, keys, token, '');
       throw err;
     }
+    const lease = new TicketLease(handedOver);
     try {
-      return await work();
+      return await work(lease);
     } finally {
-      await this.release(conversationId, keys, token);
+      await this.release(conversationId, keys, token, lease.left);
     }
   }
 
+  /** Takes the lock; resolves with the version the previous holder handed over, if any. */
   private async acquire(
     conversationId: string,
     keys: Keys,
     token: string,
     deadline: number,
-  ): Promise<void> {
+  ): Promise<string | null> {
     const lease = this.options.lifetimeMs;
     let woken = this.armWake(conversationId);
-    let [n, state] = await this.redis(() =>
-      this.client.parleyLockIssue(keys.counter, keys.queue, keys.base, token, lease),
+    let [n, state, version] = await this.redis(() =>
+      this.client.parleyLockIssue(keys.counter, keys.queue, keys.version, keys.base, token, lease),
     );
     while (state !== 1) {
       if (state === -1) {
         // The ticket expired while waiting (Redis unreachable longer than the lease).
         woken = this.armWake(conversationId);
-        [n, state] = await this.redis(() =>
-          this.client.parleyLockIssue(keys.counter, keys.queue, keys.base, token, lease),
+        [n, state, version] = await this.redis(() =>
+          this.client.parleyLockIssue(
+            keys.counter,
+            keys.queue,
+            keys.version,
+            keys.base,
+            token,
+            lease,
+          ),
         );
         continue;
       }
@@ -314,22 +361,39 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       }
       await woken.wait(Math.min(left, this.recheckMs));
       woken = this.armWake(conversationId);
-      state = await this.redis(() =>
-        this.client.parleyLockCheck(keys.counter, keys.queue, keys.base, String(n), token, lease),
+      [state, version] = await this.redis(() =>
+        this.client.parleyLockCheck(
+          keys.counter,
+          keys.queue,
+          keys.version,
+          keys.base,
+          String(n),
+          token,
+          lease,
+        ),
       );
     }
     woken.cancel();
+    return version;
   }
 
-  private async release(conversationId: string, keys: Keys, token: string): Promise<void> {
+  private async release(
+    conversationId: string,
+    keys: Keys,
+    token: string,
+    version: string,
+  ): Promise<void> {
     try {
       await this.client.parleyLockRelease(
         keys.counter,
         keys.queue,
+        keys.version,
         keys.base,
         token,
         this.channel,
         conversationId,
+        version,
+        VERSION_TTL_MS,
       );
     } catch (err) {
       // The ticket's lease ends it: until then the conversation stays locked (never unlocked
@@ -362,7 +426,12 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
         ? `{${createHash('sha1').update(conversationId).digest('hex')}}`
         : `{${conversationId}}`;
     const base = `${this.prefix}${part}:`;
-    return { base, counter: `${base}last_issued_ticket_number`, queue: `${base}queue` };
+    return {
+      base,
+      counter: `${base}last_issued_ticket_number`,
+      queue: `${base}queue`,
+      version: `${base}version`,
+    };
   }
 
   /** A wake-up for the conversation's next release, armed before the command that may miss it. */
@@ -417,6 +486,33 @@ interface Keys {
   readonly base: string;
   readonly counter: string;
   readonly queue: string;
+  /** The conversation's stored version as the last holder left it (see RELEASE). */
+  readonly version: string;
+}
+
+/**
+ * The lease of one ticket: the version handed over (`generation` and `lastSeq` joined by a
+ * space; a generation has none), and the one this holder leaves ('' for none).
+ */
+class TicketLease implements LockLease {
+  readonly lastVersion: StoreVersion | undefined;
+  left = '';
+
+  constructor(handedOver: string | null) {
+    this.lastVersion = decodeVersion(handedOver);
+  }
+
+  leave(version: StoreVersion): void {
+    this.left = `${version.generation} ${version.lastSeq}`;
+  }
+}
+
+function decodeVersion(text: string | null): StoreVersion | undefined {
+  if (text === null) return undefined;
+  const at = text.lastIndexOf(' ');
+  const lastSeq = Number(text.slice(at + 1));
+  if (at <= 0 || !Number.isSafeInteger(lastSeq)) return undefined;
+  return { generation: text.slice(0, at), lastSeq };
 }
 
 interface Waker {

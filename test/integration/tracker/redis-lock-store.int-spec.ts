@@ -149,6 +149,59 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
     await stuck;
   });
 
+  it('hands the stored version a holder leaves to the next holder, on another instance, once', async () => {
+    const keyPrefix = uniqueKeyPrefix('handover');
+    const a = await make(redis(), { keyPrefix });
+    const b = await make(redis(), { keyPrefix });
+    const conversation = `c-${randomUUID()}`;
+    const seen: unknown[] = [];
+    await a.withLock(conversation, (lease) => {
+      seen.push(lease.lastVersion);
+      lease.leave({ generation: 'gen 1', lastSeq: 7 });
+      return Promise.resolve();
+    });
+    // Handed over to the next holder; this one changes nothing it reports, so it leaves none.
+    await b.withLock(conversation, (lease) => Promise.resolve(seen.push(lease.lastVersion)));
+    await a.withLock(conversation, (lease) => Promise.resolve(seen.push(lease.lastVersion)));
+    expect(seen).toEqual([undefined, { generation: 'gen 1', lastSeq: 7 }, undefined]);
+  });
+
+  it('a holder that outlived its lease hands nothing over, not even after it ends', async () => {
+    const keyPrefix = uniqueKeyPrefix('handover-lease');
+    const slow = await make(redis(), { keyPrefix, lifetimeMs: 300 });
+    const next = await make(redis(), { keyPrefix, lifetimeMs: 300, recheckMs: 50 });
+    const conversation = `c-${randomUUID()}`;
+    await next.withLock(conversation, (lease) => {
+      lease.leave({ generation: 'g', lastSeq: 1 });
+      return Promise.resolve();
+    });
+    const late = gate();
+    let entered!: () => void;
+    const holding = new Promise<void>((resolve) => (entered = resolve));
+    let slowSaw: unknown;
+    const stuck = slow.withLock(conversation, async (lease) => {
+      slowSaw = lease.lastVersion;
+      entered();
+      await late.promise;
+      lease.leave({ generation: 'g', lastSeq: 2 });
+    });
+    await holding;
+    // The slow holder took the version: the one after its lease ran out gets none.
+    const overtaking = await next.withLock(conversation, (lease) => {
+      lease.leave({ generation: 'g', lastSeq: 3 });
+      return Promise.resolve(lease.lastVersion);
+    });
+    late.open();
+    await stuck;
+    // Its release clears what the overtaking holder left: which write came last is not known.
+    const after = await next.withLock(conversation, (lease) => Promise.resolve(lease.lastVersion));
+    expect([slowSaw, overtaking, after]).toEqual([
+      { generation: 'g', lastSeq: 1 },
+      undefined,
+      undefined,
+    ]);
+  });
+
   it('fails closed within socket_timeout + 1 s while Redis hangs, and recovers after', async () => {
     const target = new URL(redis().url);
     const proxy = await startTcpProxy(target.hostname, Number(target.port || '6379'));
