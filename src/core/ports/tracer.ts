@@ -18,10 +18,24 @@ export abstract class Tracer {
   /**
    * Runs `work` inside a new span, child of the current one and current for everything `work`
    * starts; the span ends when `work` returns or its promise settles (failed when it throws).
+   * `links`: W3C `traceparent`s of the spans whose work this one continues later (a batch of
+   * turns relayed together), recorded as span links.
    */
-  abstract inSpan<T>(name: string, attributes: SpanAttributes, work: (span: TraceSpan) => T): T;
+  abstract inSpan<T>(
+    name: string,
+    attributes: SpanAttributes,
+    work: (span: TraceSpan) => T,
+    links?: readonly string[],
+  ): T;
   /** A child span of the current one that the caller ends (it does not become current). */
   abstract startSpan(name: string, attributes: SpanAttributes): TraceSpan;
+  /**
+   * The current span as a W3C `traceparent`, for work that continues it later elsewhere (the
+   * outbox row a turn writes); `null` when nothing is traced.
+   */
+  currentTraceparent(): string | null {
+    return null;
+  }
 }
 
 const NO_SPAN: TraceSpan = {

@@ -35,7 +35,7 @@ import {
   PrometheusTurnObserver,
 } from 'src/modules/observability';
 import { RemindersModule } from 'src/modules/reminders';
-import { TrackerModule } from 'src/modules/tracker';
+import { EventOutbox, TrackerModule } from 'src/modules/tracker';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { PARLEY_VERSION } from 'src/platform/config/version';
 import { ReadinessChecks } from 'src/platform/health/readiness-checks';
@@ -187,10 +187,15 @@ export class EngineModule implements OnModuleInit, OnApplicationShutdown {
     @Inject(Tracer) private readonly tracer: Tracer,
     @Inject(LockStore) private readonly locks: LockStore,
     @Inject(ReadinessChecks) private readonly readiness: ReadinessChecks,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
   ) {}
 
-  /** Readiness: the lock store takes and releases a lock (a round trip to its backend). */
+  /**
+   * Readiness: the lock store takes and releases a lock (a round trip to its backend). The
+   * outbox traces with the turns' tracer (its rows link the relay's publish to the turns).
+   */
   onModuleInit(): void {
+    this.outbox.useTracer(this.tracer);
     this.readiness.register(
       'lock_store',
       () => this.locks.withLock(READINESS_LOCK_ID, () => Promise.resolve()),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type Pool, type PoolClient } from 'pg';
+import { NoTracing, type Tracer } from 'src/core';
 import { DataSource } from 'typeorm';
 
 /** One stored event read for publishing. */
@@ -38,7 +39,7 @@ export interface ExportFilter {
  */
 const CLAIM = `
   WITH claimed AS (
-    SELECT o.id, o.conversation_id, o.first_seq, o.last_seq FROM event_outbox o
+    SELECT o.id, o.conversation_id, o.first_seq, o.last_seq, o.traceparent FROM event_outbox o
     ORDER BY o.id LIMIT $1 FOR UPDATE SKIP LOCKED
   ), ready AS (
     SELECT c.* FROM claimed c WHERE NOT EXISTS (
@@ -46,7 +47,8 @@ const CLAIM = `
       WHERE p.conversation_id = c.conversation_id AND p.id < c.id
         AND p.id NOT IN (SELECT id FROM claimed))
   )
-  SELECT r.id::text AS id, r.conversation_id, g.generation, e.seq, e.data::text AS data
+  SELECT r.id::text AS id, r.conversation_id, r.traceparent, g.generation, e.seq,
+    e.data::text AS data
   FROM ready r
   LEFT JOIN conversation g ON g.id = r.conversation_id
   LEFT JOIN conversation_event e
@@ -61,6 +63,7 @@ const BACKLOG = `
 interface ClaimRow {
   id: string;
   conversation_id: string;
+  traceparent: string | null;
   generation: string | null;
   seq: number | null;
   data: string | null;
@@ -77,6 +80,7 @@ interface ClaimRow {
 export class EventOutbox {
   private on = false;
   private readonly listeners: Array<() => void> = [];
+  private tracer: Tracer = new NoTracing();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -87,6 +91,19 @@ export class EventOutbox {
   /** Turns outbox writing on (before the first turn: the broker module does it at start). */
   enable(): void {
     this.on = true;
+  }
+
+  /**
+   * Traces the outbox: each row keeps the traceparent of the turn that wrote it, and each
+   * relayed batch is a `parley.outbox.publish` span linked to the turns it publishes.
+   */
+  useTracer(tracer: Tracer): void {
+    this.tracer = tracer;
+  }
+
+  /** The current turn's traceparent for the outbox row it writes (null when not traced). */
+  currentTraceparent(): string | null {
+    return this.tracer.currentTraceparent();
   }
 
   onWritten(listener: () => void): void {
@@ -126,9 +143,11 @@ export class EventOutbox {
         return { turns: 0, events: 0 };
       }
       const ids = new Set<string>();
+      const links = new Set<string>();
       const events: OutboxEvent[] = [];
       for (const row of rows) {
         ids.add(row.id);
+        if (row.traceparent !== null) links.add(row.traceparent);
         if (row.seq === null || row.data === null) continue;
         events.push({
           conversationId: row.conversation_id,
@@ -137,7 +156,14 @@ export class EventOutbox {
           data: row.data,
         });
       }
-      if (events.length > 0) await publish(events);
+      if (events.length > 0) {
+        await this.tracer.inSpan(
+          'parley.outbox.publish',
+          { 'parley.outbox.turns': ids.size, 'parley.outbox.events': events.length },
+          () => publish(events),
+          [...links],
+        );
+      }
       await client.query('DELETE FROM event_outbox WHERE id = ANY($1::bigint[])', [[...ids]]);
       await client.query('COMMIT');
       return { turns: ids.size, events: events.length };

@@ -163,7 +163,12 @@ export class PostgresTrackerStore extends TrackerStore {
   ): Promise<StoreVersion | null> {
     // Nothing to write: still only "unchanged" when the conversation is at `expected`.
     if (events.length === 0) return this.versionIfAt(conversationId, expected);
-    return this.batcher.submit({ conversationId, rows: toEventRows(events), expected });
+    return this.batcher.submit({
+      conversationId,
+      rows: toEventRows(events),
+      expected,
+      traceparent: this.outbox.enabled ? this.outbox.currentTraceparent() : null,
+    });
   }
 
   private async versionIfAt(
@@ -191,7 +196,7 @@ export class PostgresTrackerStore extends TrackerStore {
       rows = await this.prepared(
         outbox ? 'parley_batched_append_outbox' : 'parley_batched_append',
         outbox ? BATCHED_APPEND_OUTBOX : BATCHED_APPEND,
-        batchedAppendParams(batch),
+        batchedAppendParams(batch, outbox),
       );
     } catch (error) {
       if (batch.length === 1 || isDatabaseUnavailable(error)) throw error;

@@ -90,6 +90,7 @@ describe(PostgresTrackerStore.name, () => {
         conversationId: r.id,
         rows: toEventRows([enc('pause', 1), enc('resume', 2)]),
         expected: { generation: r.generation, lastSeq: r.last_seq },
+        traceparent: null,
         resolve: () => undefined,
         reject: () => undefined,
       }));

@@ -1,10 +1,12 @@
 import {
   context,
+  isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
+  type Link,
   type Tracer as OtelApiTracer,
   type Span,
 } from '@opentelemetry/api';
@@ -68,8 +70,15 @@ export class OtelTracer extends Tracer {
     this.tracer = provider.getTracer(SCOPE);
   }
 
-  inSpan<T>(name: string, attributes: SpanAttributes, work: (span: TraceSpan) => T): T {
-    return this.tracer.startActiveSpan(name, { attributes }, (raw) => {
+  inSpan<T>(
+    name: string,
+    attributes: SpanAttributes,
+    work: (span: TraceSpan) => T,
+    links?: readonly string[],
+  ): T {
+    const linked = links === undefined ? [] : links.flatMap(linkOf);
+    const options = linked.length > 0 ? { attributes, links: linked } : { attributes };
+    return this.tracer.startActiveSpan(name, options, (raw) => {
       const span = new OtelSpan(raw);
       try {
         const result = work(span);
@@ -98,6 +107,14 @@ export class OtelTracer extends Tracer {
 
   startSpan(name: string, attributes: SpanAttributes): TraceSpan {
     return new OtelSpan(this.tracer.startSpan(name, { attributes }));
+  }
+
+  override currentTraceparent(): string | null {
+    const span = trace.getSpan(context.active());
+    if (span === undefined) return null;
+    const c = span.spanContext();
+    if (!isSpanContextValid(c)) return null;
+    return `00-${c.traceId}-${c.spanId}-${(c.traceFlags & 1) === 1 ? '01' : '00'}`;
   }
 
   /**
@@ -158,4 +175,15 @@ export function createOtelTracer(
   });
   provider.register();
   return new OtelTracer(provider);
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** A span link to a W3C `traceparent` (none for a malformed one). */
+function linkOf(traceparent: string): Link[] {
+  const m = TRACEPARENT.exec(traceparent);
+  if (m === null) return [];
+  const [, traceId = '', spanId = '', flags = '00'] = m;
+  const spanContext = { traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true };
+  return isSpanContextValid(spanContext) ? [{ context: spanContext }] : [];
 }

@@ -19,9 +19,9 @@ describe(AppendBatcher.name, () => {
       if (batches.length === 1) await new Promise<void>((r) => (release = r));
       for (const p of batch) p.resolve({ generation: 'g', lastSeq: 1 });
     }, 1);
-    const first = batcher.submit({ conversationId: 'a', rows, expected: null });
+    const first = batcher.submit({ conversationId: 'a', rows, expected: null, traceparent: null });
     const rest = ['b', 'c', 'd'].map((id) =>
-      batcher.submit({ conversationId: id, rows, expected: null }),
+      batcher.submit({ conversationId: id, rows, expected: null, traceparent: null }),
     );
     expect(batches).toEqual([['a']]);
     release();
@@ -37,18 +37,38 @@ describe(AppendBatcher.name, () => {
       for (const p of batch) p.resolve(null);
     }, 1);
     await Promise.all([
-      batcher.submit({ conversationId: 'x', rows: { ...rows, timestamps: [1] }, expected: null }),
-      batcher.submit({ conversationId: 'x', rows: { ...rows, timestamps: [2] }, expected: null }),
-      batcher.submit({ conversationId: 'y', rows: { ...rows, timestamps: [3] }, expected: null }),
-      batcher.submit({ conversationId: 'x', rows: { ...rows, timestamps: [4] }, expected: null }),
+      batcher.submit({
+        conversationId: 'x',
+        rows: { ...rows, timestamps: [1] },
+        expected: null,
+        traceparent: null,
+      }),
+      batcher.submit({
+        conversationId: 'x',
+        rows: { ...rows, timestamps: [2] },
+        expected: null,
+        traceparent: null,
+      }),
+      batcher.submit({
+        conversationId: 'y',
+        rows: { ...rows, timestamps: [3] },
+        expected: null,
+        traceparent: null,
+      }),
+      batcher.submit({
+        conversationId: 'x',
+        rows: { ...rows, timestamps: [4] },
+        expected: null,
+        traceparent: null,
+      }),
     ]);
     expect(batches).toEqual([['x1'], ['x2', 'y3'], ['x4']]);
   });
 
   it('rejects every write of a batch whose execution fails', async () => {
     const batcher = new AppendBatcher(() => Promise.reject(new Error('db down')), 1);
-    await expect(batcher.submit({ conversationId: 'a', rows, expected: null })).rejects.toThrow(
-      'db down',
-    );
+    await expect(
+      batcher.submit({ conversationId: 'a', rows, expected: null, traceparent: null }),
+    ).rejects.toThrow('db down');
   });
 });

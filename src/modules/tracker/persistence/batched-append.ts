@@ -6,14 +6,22 @@ export interface PendingAppend {
   readonly conversationId: string;
   readonly rows: EventRows;
   readonly expected: StoreVersion | null;
+  /** The writing turn's W3C `traceparent` for its outbox row (null: not traced). */
+  readonly traceparent: string | null;
   resolve(version: StoreVersion | null): void;
   reject(error: unknown): void;
 }
 
-/** The outbox rows of BATCHED_APPEND: one per conversation written, its appended range. */
+/**
+ * The outbox rows of BATCHED_APPEND: one per conversation written, its appended range and the
+ * writing turn's traceparent ($16, only in this variant).
+ */
 const OUTBOX_ROWS = `, outbox AS (
-    INSERT INTO event_outbox (conversation_id, first_seq, last_seq)
-    SELECT done.id, done.last_seq - v.n + 1, done.last_seq FROM done JOIN v ON v.id = done.id
+    INSERT INTO event_outbox (conversation_id, first_seq, last_seq, traceparent)
+    SELECT done.id, done.last_seq - v.n + 1, done.last_seq, tp.t
+    FROM done JOIN v ON v.id = done.id
+    LEFT JOIN ROWS FROM (json_array_elements_text($16::json)) WITH ORDINALITY AS tp(t, k)
+      ON tp.k = v.k
   )`;
 
 /**
@@ -77,8 +85,11 @@ export function batchedAppend(withOutbox: boolean): string {
   SELECT id, generation, last_seq FROM done`;
 }
 
-/** The parameters of BATCHED_APPEND for a batch (conversation ids must be distinct). */
-export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] {
+/**
+ * The parameters of BATCHED_APPEND for a batch (conversation ids must be distinct); `outbox`:
+ * for the variant that writes outbox rows (one parameter more, the traceparents).
+ */
+export function batchedAppendParams(batch: readonly PendingAppend[], outbox = false): unknown[] {
   const ids: string[] = [];
   const gens: Array<string | null> = [];
   const seqs: Array<number | null> = [];
@@ -117,7 +128,7 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
   // Every column goes as a JSON array text rather than an array literal: pg would quote and
   // escape every element of a literal again (two regular expressions per string), while
   // JSON.stringify is native and the events' JSON is sent as it is.
-  return [
+  const params = [
     JSON.stringify(ids),
     JSON.stringify(gens),
     JSON.stringify(seqs),
@@ -134,6 +145,8 @@ export function batchedAppendParams(batch: readonly PendingAppend[]): unknown[] 
     `[${data.join(',')}]`,
     JSON.stringify(assistants),
   ];
+  if (outbox) params.push(JSON.stringify(batch.map((p) => p.traceparent)));
+  return params;
 }
 
 /**
@@ -159,6 +172,7 @@ export class AppendBatcher {
         conversationId: pending.conversationId,
         rows: pending.rows,
         expected: pending.expected,
+        traceparent: pending.traceparent,
         resolve,
         reject,
       });

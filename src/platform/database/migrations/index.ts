@@ -6,6 +6,7 @@ import { LeanConversationEvents1763770000000 } from './1763770000000-LeanConvers
 import { AddEventOutbox1763770100000 } from './1763770100000-AddEventOutbox';
 import { CreateReminders1763770200000 } from './1763770200000-CreateReminders';
 import { CreateIdempotencyKeys1763770500000 } from './1763770500000-CreateIdempotencyKeys';
+import { AddOutboxTraceparent1763770600000 } from './1763770600000-AddOutboxTraceparent';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   AddEventOutbox1763770100000,
   CreateReminders1763770200000,
   CreateIdempotencyKeys1763770500000,
+  AddOutboxTraceparent1763770600000,
 ];
