@@ -15,7 +15,9 @@ const LOCK_NAMESPACE = 0x5061726c; // "Parl"
  * lock keyed by the conversation id. Waiters inside one process queue in memory first, so each
  * instance holds at most one database connection per busy conversation. Lock connections come
  * from their own small pool, never from the pool the work itself uses, so holding locks can
- * never starve the work of connections.
+ * never starve the work of connections. Taking the lock reads the conversation's version in the
+ * same round trip (the lease's `lastVersion`): a cached session at that version needs no
+ * further read.
  */
 export class PostgresLockStore extends LockStore implements OnApplicationShutdown {
   private readonly logger = new Logger(PostgresLockStore.name);
@@ -65,15 +67,27 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
     };
     client.on('error', onError);
     let locked = false;
+    let failed: Error | undefined;
+    let lease: LockLease = NO_LEASE;
     try {
       try {
         const left = Math.max(1, Math.floor(deadline - Date.now()));
-        await client.query(`SET lock_timeout = ${left}`);
-        await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [
-          LOCK_NAMESPACE,
-          conversationId,
-        ]);
+        const id = client.escapeLiteral(conversationId);
+        // One round trip: the timeout, the lock, then — a statement of its own, so its snapshot
+        // is taken once the lock is held — the conversation's version, handed to the work.
+        const results = (await client.query(
+          `SET lock_timeout = ${left};` +
+            `SELECT pg_advisory_lock(${LOCK_NAMESPACE}, hashtext(${id}));` +
+            `SELECT generation, last_seq FROM conversation WHERE id = ${id}`,
+        )) as unknown as Array<{ rows: Array<{ generation: string; last_seq: number }> }>;
         locked = true;
+        const row = results[2]?.rows[0];
+        if (row !== undefined) {
+          lease = {
+            lastVersion: { generation: row.generation, lastSeq: row.last_seq },
+            leave: () => undefined,
+          };
+        }
       } catch (e) {
         if ((e as { code?: string }).code === '55P03') {
           throw new DialogueError(
@@ -81,12 +95,13 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
             `Could not acquire the lock of conversation '${conversationId}' within ${this.lockTimeoutMs} ms.`,
           );
         }
+        // Whether the lock was taken before the failure is not known: the session must end.
+        failed = e instanceof Error ? e : new Error(String(e));
         throw e;
       }
-      // The database is the lock: asking it for the version costs the same as handing it over.
-      return await work(NO_LEASE);
+      return await work(lease);
     } finally {
-      let broken: Error | undefined = lost;
+      let broken: Error | undefined = lost ?? failed;
       if (locked && broken === undefined) {
         try {
           await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { PostgresLockStore } from 'src/modules/tracker';
 
 const url = (): string => {
@@ -58,6 +60,38 @@ describe(PostgresLockStore.name, () => {
       }),
     ]);
     expect(log.indexOf('b:end')).toBeLessThan(log.indexOf('a:end'));
+  });
+
+  it('hands the work the version it read once the lock was held, for any id', async () => {
+    const db = new Client({ connectionString: url() });
+    await db.connect();
+    try {
+      for (const id of [`lease-${randomUUID()}`, `it's \\ a "quote" ${randomUUID()}`]) {
+        expect(await one.withLock(id, (lease) => Promise.resolve(lease.lastVersion))).toBe(
+          undefined,
+        );
+        const { rows } = await db.query<{ generation: string }>(
+          `INSERT INTO conversation (id, started_at, latest_event_time, last_seq)
+           VALUES ($1, 1, 1, 3) RETURNING generation`,
+          [id],
+        );
+        // Moved on by "another instance" while this one waits for the lock: the newer version.
+        let inside!: () => void;
+        const holding = new Promise<void>((r) => (inside = r));
+        const writer = two.withLock(id, async () => {
+          inside();
+          await sleep(50);
+          await db.query('UPDATE conversation SET last_seq = 5 WHERE id = $1', [id]);
+        });
+        await holding;
+        const seen = await one.withLock(id, (lease) => Promise.resolve(lease.lastVersion));
+        await writer;
+        expect(seen).toEqual({ generation: rows[0]!.generation, lastSeq: 5 });
+        await db.query('DELETE FROM conversation WHERE id = $1', [id]);
+      }
+    } finally {
+      await db.end();
+    }
   });
 
   it('releases the lock when the work throws', async () => {
