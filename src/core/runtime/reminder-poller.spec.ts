@@ -93,6 +93,8 @@ describe(ReminderPoller.name, () => {
     expect(fired).toEqual([
       {
         conversationId: 'c1',
+        name: 'a',
+        triggerAt: t.now(),
         intent: 'intent_a',
         entities: [{ entity: 'x', value: 1 }],
         scheduledAt: 42,

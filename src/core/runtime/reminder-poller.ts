@@ -190,6 +190,8 @@ export class ReminderPoller {
 function toDue(r: ClaimedReminder): DueReminder {
   return {
     conversationId: r.conversationId,
+    name: r.name,
+    triggerAt: r.triggerAt,
     intent: r.intent,
     entities: r.entities,
     scheduledAt: r.scheduledAt,

@@ -136,6 +136,8 @@ describe(PostgresReminderStore.name, () => {
     expect(mine(one, prefix)).toEqual([
       {
         conversationId: `${prefix}-c`,
+        name: 'a',
+        triggerAt: expect.any(Number),
         intent: 'intent_a',
         entities: [{ entity: 'place', value: { city: 'Köln', n: [1, 2] } }],
         scheduledAt: 1_700_000_000.5,
