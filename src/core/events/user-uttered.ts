@@ -88,13 +88,15 @@ export function externalUserUttered(init: {
   readonly entities?: readonly JsonObject[];
   readonly inputChannel?: string | null;
   readonly timestamp: number;
+  /** Metadata added to `is_external` (a fired reminder's mark). */
+  readonly metadata?: JsonObject;
 }): UserUttered {
   return userUttered({
     text: `${EXTERNAL_MESSAGE_PREFIX}${init.intentName}`,
     intent: { name: init.intentName },
     entities: init.entities ?? [],
     inputChannel: init.inputChannel ?? null,
-    metadata: { [IS_EXTERNAL]: true },
+    metadata: { [IS_EXTERNAL]: true, ...init.metadata },
     timestamp: init.timestamp,
   });
 }

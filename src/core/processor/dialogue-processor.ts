@@ -151,18 +151,23 @@ export class DialogueProcessor {
     await this.runPredictionLoop(tracker, channel);
   }
 
-  /** Rasa's `trigger_external_user_uttered`: an intent stands in for a user message. */
+  /**
+   * Rasa's `trigger_external_user_uttered`: an intent stands in for a user message.
+   * `metadata` is added to the user event's (a fired reminder marks it so).
+   */
   async triggerIntent(
     tracker: DialogueStateTracker,
     intent: string,
     entities: readonly JsonObject[],
     channel: string | null,
+    metadata?: JsonObject,
   ): Promise<void> {
     let event = externalUserUttered({
       intentName: intent,
       entities,
       inputChannel: tracker.latestInputChannel,
       timestamp: this.options.now(),
+      ...(metadata === undefined ? {} : { metadata }),
     });
     const calm = this.options.calm ?? null;
     if (calm !== null) {

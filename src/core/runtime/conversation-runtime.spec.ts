@@ -1,9 +1,11 @@
 import {
   AssistantSource,
+  type ClaimedReminder,
   CollectingOutputChannel,
   type CommittedTurn,
   ConversationRuntime,
   Domain,
+  type DueReminder,
   EventVerbosity,
   FixedClock,
   InMemoryLockStore,
@@ -501,6 +503,48 @@ describe('ConversationRuntime', () => {
         .map((e) => (e.parse_data as { intent: { name: string } }).intent.name);
     expect(await intents('killed')).toEqual(['goodbye']);
     expect(await intents('kept')).toEqual(['goodbye', 'greet']);
+  });
+
+  it('fires a reminder handed over twice once (an instance died after the turn committed, before completing it)', async () => {
+    const reminders = new InMemoryReminderStore();
+    const { runtime, store } = setup({ listeners: [new ReminderScheduler(reminders, quietLog())] });
+    const at = '2023-11-14T22:14:00+00:00';
+    const set = (name: string, intent: string): Promise<JsonObject> =>
+      append(
+        runtime,
+        'c1',
+        [{ event: 'reminder', intent, date_time: at, name, kill_on_user_msg: false }],
+        true,
+      );
+    await set('r', 'greet');
+    await set('other', 'goodbye');
+    const claimed = await reminders.claimDue(Date.parse(at), 10, 1_000);
+    const due = (name: string): DueReminder =>
+      claimed.find((r) => r.name === name) as ClaimedReminder;
+    // The first instance fires `r` and dies before completing it; after its lease another
+    // instance claims `r` again and is handed the same reminder.
+    await runtime.fireReminder(due('r'));
+    await runtime.fireReminder(due('r'));
+    // Two at once (a claim taken over while the first turn ran): one fires.
+    await Promise.all([runtime.fireReminder(due('other')), runtime.fireReminder(due('other'))]);
+    // Set again under its name (a new reminder): it fires.
+    await set('r', 'greet');
+    const [again] = await reminders.claimDue(Date.parse(at), 10, 1_000);
+    await runtime.fireReminder(again as ClaimedReminder);
+    const users = ((await store.retrieve('c1')) ?? []).filter((e) => e.event === 'user');
+    expect(users.map((e) => (e.parse_data as { intent: { name: string } }).intent.name)).toEqual([
+      'greet',
+      'goodbye',
+      'greet',
+    ]);
+    expect(users[0]?.metadata).toMatchObject({
+      is_external: true,
+      reminder: {
+        name: 'r',
+        scheduled_at: due('r').scheduledAt,
+        date_time: '2023-11-14T22:14:00.000Z',
+      },
+    });
   });
 
   it('drops the reminder of a conversation deleted before it fires, rather than bring it back', async () => {

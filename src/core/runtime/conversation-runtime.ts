@@ -42,7 +42,7 @@ import { requireConversationId } from './conversation-id';
 import { type ConversationReader } from './conversation-reader';
 import { type OutputChannelDirectory } from './output-channel-directory';
 import { parseText } from './parse-text';
-import { type DueReminder } from './reminder-scheduler';
+import { type DueReminder, firedReminderMark, isFiredMark } from './reminder-scheduler';
 import {
   type CachedSession,
   estimateJsonSize,
@@ -388,6 +388,12 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
   /**
    * A due reminder: its intent is triggered in the conversation, unless the user wrote since,
    * or the conversation was deleted meanwhile (a reminder must not bring it back).
+   *
+   * Its user event carries the reminder's mark (name, time set, due time) in its metadata, and a
+   * reminder whose mark is already in the conversation does not fire again: an instance that
+   * died after the turn committed but before it completed the reminder, or whose claim was
+   * taken over while its turn ran, leaves the reminder to be claimed again — the turn, in one
+   * commit under the conversation's lock and version check, is what says it fired.
    */
   async fireReminder(due: DueReminder): Promise<void> {
     const assistant = this.assistants.current();
@@ -405,6 +411,13 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       channel: 'reminder',
     };
     await this.dialogueTurn(due.conversationId, assistant, null, delivery, async (p, t) => {
+      if (t.events.some((e) => e.type === 'user' && isFiredMark(e.metadata, due))) {
+        this.log.info('reminder fired already; not fired again', {
+          sender: due.conversationId,
+          reminder: due.name,
+        });
+        return;
+      }
       if (
         due.killOnUserMessage &&
         t.appliedEvents().some((e) => e.type === 'user' && e.timestamp > due.scheduledAt)
@@ -427,7 +440,13 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
         this.resolveOutput('latest', t) ??
         delivery.output;
       delivery.output = output;
-      await p.triggerIntent(t, due.intent, due.entities, output?.name ?? null);
+      await p.triggerIntent(
+        t,
+        due.intent,
+        due.entities,
+        output?.name ?? null,
+        firedReminderMark(due),
+      );
     });
   }
 

@@ -59,6 +59,14 @@ export class InMemoryReminderStore extends ReminderStore {
     );
   }
 
+  renew(reminders: readonly ClaimedReminder[], nowMs: number, leaseMs: number): Promise<void> {
+    for (const r of reminders) {
+      const row = this.rows.get(key(r.conversationId, r.name));
+      if (row?.claim === r.claim) row.dueAt = nowMs + leaseMs;
+    }
+    return Promise.resolve();
+  }
+
   complete(reminder: ClaimedReminder): Promise<void> {
     const k = key(reminder.conversationId, reminder.name);
     if (this.rows.get(k)?.claim === reminder.claim) this.rows.delete(k);

@@ -93,6 +93,8 @@ describe(ReminderPoller.name, () => {
     expect(fired).toEqual([
       {
         conversationId: 'c1',
+        name: 'a',
+        triggerAt: t.now(),
         intent: 'intent_a',
         entities: [{ entity: 'x', value: 1 }],
         scheduledAt: 42,
@@ -181,6 +183,37 @@ describe(ReminderPoller.name, () => {
     await p.stop();
     expect(fired).toEqual(['intent_a']);
     expect(store.size).toBe(0);
+  });
+
+  it('renews the lease of a reminder while it fires: no other instance claims it meanwhile', async () => {
+    const store = new InMemoryReminderStore();
+    const t = clock();
+    let release: () => void = () => undefined;
+    const slow = new Promise<void>((r) => (release = r));
+    const fired: string[] = [];
+    const a = track(poller(store, (d) => (fired.push(`a:${d.intent}`), slow), t.now));
+    const b = track(poller(store, (d) => (fired.push(`b:${d.intent}`), Promise.resolve()), t.now));
+    try {
+      await store.schedule(reminder('a', t.now()));
+      await a.sweep();
+      expect(fired).toEqual(['a:intent_a']);
+      // The turn runs past the 10 s lease; `a` renews it on the way (every third of the lease).
+      t.set(t.now() + 8_000);
+      await a.renew();
+      t.set(t.now() + 8_000);
+      await b.sweep();
+      expect(fired).toEqual(['a:intent_a']);
+    } finally {
+      release();
+    }
+    await a.stop();
+    expect(store.size).toBe(0);
+    // Without renewal (the instance hung or died), the lease lapses and `b` takes it over.
+    await store.schedule(reminder('c', t.now()));
+    expect(await store.claimDue(t.now(), 10, 10_000)).toHaveLength(1);
+    t.set(t.now() + 10_000);
+    await b.sweep();
+    expect(fired).toEqual(['a:intent_a', 'b:intent_c']);
   });
 
   it('keeps a reminder of the same name scheduled while the old one fires', async () => {

@@ -6,9 +6,10 @@ export interface ReminderPollerOptions {
   /** Period of the sweep for due reminders (set on other instances, or before a restart). */
   readonly sweepMs: number;
   /**
-   * How long a claim holds: a reminder claimed by an instance that did not complete it (it
-   * died) is claimed again after this. Longer than the longest turn, or a slow turn's reminder
-   * fires twice.
+   * How long a claim holds unless renewed: the poller renews the claims of the reminders it is
+   * firing every third of it, so a reminder is claimed again after this only when its instance
+   * died (or hung). A turn longer than this costs a second claim, not a second fire: the runtime
+   * does not fire a reminder whose mark is in the conversation already.
    */
   readonly leaseMs: number;
   /** Reminders claimed per query. */
@@ -23,7 +24,7 @@ export interface ReminderPollerOptions {
 
 export const DEFAULT_POLLER_OPTIONS: ReminderPollerOptions = {
   sweepMs: 250,
-  leaseMs: 300_000,
+  leaseMs: 30_000,
   batchSize: 100,
   maxInFlight: 200,
   maxAttempts: 3,
@@ -35,15 +36,22 @@ const MAX_TIMER_MS = 2_147_000_000;
 
 /**
  * Fires the due reminders of the ReminderStore, on each instance: it claims them (a lease, so
- * one instance fires each), fires each through `fire` (the runtime's `fireReminder`), then
- * completes it. It wakes on a timer for the next reminder scheduled on this instance and on a
- * periodic sweep for the others. A fire that fails is retried after `retryDelayMs`; after
- * `maxAttempts` claims the reminder is dropped with an error log.
+ * one instance fires each, renewed while it fires them), fires each through `fire` (the
+ * runtime's `fireReminder`), then completes it. It wakes on a timer for the next reminder
+ * scheduled on this instance and on a periodic sweep for the others. A fire that fails is
+ * retried after `retryDelayMs`; after `maxAttempts` claims the reminder is dropped with an
+ * error log.
  */
 export class ReminderPoller {
   private readonly options: ReminderPollerOptions;
   private readonly inFlight = new Set<Promise<void>>();
+  /** The claimed reminders being fired here: their leases are renewed. */
+  private readonly held = new Set<ClaimedReminder>();
   private sweepTimer: NodeJS.Timeout | null = null;
+  private renewTimer: NodeJS.Timeout | null = null;
+  private renewing = false;
+  /** The last renewal failed (its error is logged once). */
+  private renewFailing = false;
   private next: { at: number; timer: NodeJS.Timeout } | null = null;
   private sweeping: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
@@ -70,6 +78,11 @@ export class ReminderPoller {
     this.stopped = false;
     this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepMs);
     this.sweepTimer.unref();
+    this.renewTimer ??= setInterval(
+      () => void this.renew(),
+      Math.max(1, Math.floor(this.options.leaseMs / 3)),
+    );
+    this.renewTimer.unref();
     void this.sweep();
   }
 
@@ -104,7 +117,7 @@ export class ReminderPoller {
     return this.sweeping;
   }
 
-  /** Stops waking up and waits for the reminders being fired. */
+  /** Stops waking up and waits for the reminders being fired (their leases renewed meanwhile). */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
@@ -114,6 +127,31 @@ export class ReminderPoller {
     await this.queued;
     await this.sweeping;
     await Promise.all([...this.inFlight]);
+    if (this.stopped && this.renewTimer !== null) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = null;
+    }
+  }
+
+  /**
+   * Renews the lease of every reminder being fired here (every third of the lease, and on
+   * demand): a claim lapses only when this instance stops renewing it. A failure is logged
+   * once per outage; the claims then lapse and other instances take them over.
+   */
+  async renew(): Promise<void> {
+    if (this.renewing || this.held.size === 0) return;
+    this.renewing = true;
+    try {
+      await this.store.renew([...this.held], this.now(), this.options.leaseMs);
+      this.renewFailing = false;
+    } catch (error) {
+      if (!this.renewFailing) {
+        this.log.error('reminder claims not renewed', { error: (error as Error).message });
+      }
+      this.renewFailing = true;
+    } finally {
+      this.renewing = false;
+    }
   }
 
   /** Reminders being fired by this instance now. */
@@ -144,6 +182,7 @@ export class ReminderPoller {
   }
 
   private launch(reminder: ClaimedReminder): void {
+    this.held.add(reminder);
     const run = this.fireOne(reminder)
       .catch((error: unknown) =>
         this.log.error('reminder could not be completed', {
@@ -153,6 +192,7 @@ export class ReminderPoller {
         }),
       )
       .finally(() => {
+        this.held.delete(reminder);
         this.inFlight.delete(run);
         // A slot is free again: more may be due (claims stopped at maxInFlight).
         if (this.full) void this.sweep();
@@ -190,6 +230,8 @@ export class ReminderPoller {
 function toDue(r: ClaimedReminder): DueReminder {
   return {
     conversationId: r.conversationId,
+    name: r.name,
+    triggerAt: r.triggerAt,
     intent: r.intent,
     entities: r.entities,
     scheduledAt: r.scheduledAt,

@@ -7,6 +7,10 @@ import { type CommittedTurn, type RuntimeLog, TurnListener } from './turn-listen
 /** A reminder that is due: the runtime triggers its intent in the conversation. */
 export interface DueReminder {
   readonly conversationId: string;
+  /** Its name (Rasa's job id): with `scheduledAt`, what tells this reminder from a re-set one. */
+  readonly name: string;
+  /** When it is due, in milliseconds since the epoch. */
+  readonly triggerAt: number;
   readonly intent: string;
   readonly entities: JsonObject[];
   /** When the reminder was set (its event's timestamp). */
@@ -92,6 +96,36 @@ export class ReminderScheduler extends TurnListener {
           };
     await this.store.cancel(senderId, match);
   }
+}
+
+/**
+ * Metadata key of the user event a fired reminder adds: `{ name, scheduled_at, date_time }` —
+ * its name, its `reminder` event's timestamp and its due time, which together tell it from the
+ * same name set again.
+ */
+export const FIRED_REMINDER = 'reminder';
+
+/** The mark a fired reminder leaves in the metadata of its user event. */
+export function firedReminderMark(due: DueReminder): JsonObject {
+  return {
+    [FIRED_REMINDER]: {
+      name: due.name,
+      scheduled_at: due.scheduledAt,
+      date_time: new Date(due.triggerAt).toISOString(),
+    },
+  };
+}
+
+/** Whether `metadata` (of a user event) is the mark of `due` having fired. */
+export function isFiredMark(metadata: Readonly<JsonObject>, due: DueReminder): boolean {
+  const mark = metadata[FIRED_REMINDER] as JsonObject | undefined;
+  return (
+    typeof mark === 'object' &&
+    mark !== null &&
+    mark.name === due.name &&
+    mark.scheduled_at === due.scheduledAt &&
+    mark.date_time === new Date(due.triggerAt).toISOString()
+  );
 }
 
 /** Rasa's entities of a reminder: a list of `{entity, value}`, or a `{name: value}` object. */

@@ -31,8 +31,9 @@ export type ReminderMatch =
 
 /**
  * Port: the reminders of every conversation, shared by all instances. A reminder is claimed by
- * exactly one instance at a time (`claimDue`); a claim is a lease, so a reminder whose instance
- * died before completing it is claimed again once the lease ends.
+ * exactly one instance at a time (`claimDue`); a claim is a lease its instance renews while it
+ * fires the reminder, so a reminder whose instance died before completing it is claimed again
+ * once the lease ends.
  */
 export abstract class ReminderStore {
   /** Stores `reminder`, replacing the conversation's reminder of the same name (even a claimed one). */
@@ -46,6 +47,17 @@ export abstract class ReminderStore {
    * ended — for `leaseMs`. Concurrent callers never get the same reminder.
    */
   abstract claimDue(nowMs: number, limit: number, leaseMs: number): Promise<ClaimedReminder[]>;
+
+  /**
+   * Extends to `nowMs + leaseMs` the lease of `reminders` (their instance is firing them),
+   * each only while its claim is still the one given; ones completed, retried, replaced or
+   * claimed by another instance since are left alone.
+   */
+  abstract renew(
+    reminders: readonly ClaimedReminder[],
+    nowMs: number,
+    leaseMs: number,
+  ): Promise<void>;
 
   /** The reminder fired (or is given up): removes it, unless it was replaced since the claim. */
   abstract complete(reminder: ClaimedReminder): Promise<void>;

@@ -119,6 +119,28 @@ export class PostgresReminderStore extends ReminderStore {
     }));
   }
 
+  /** One statement for every reminder this instance fires, each found by its primary key. */
+  async renew(
+    reminders: readonly ClaimedReminder[],
+    nowMs: number,
+    leaseMs: number,
+  ): Promise<void> {
+    if (reminders.length === 0) return;
+    await this.db.query(
+      `UPDATE reminder r SET due_at = ${TS('($4::float8 + $5::float8)')}
+       FROM unnest($1::text[], $2::text[], $3::uuid[]) AS held(conversation_id, name, claim)
+       WHERE r.conversation_id = held.conversation_id AND r.name = held.name
+         AND r.claim_token = held.claim`,
+      [
+        reminders.map((r) => r.conversationId),
+        reminders.map((r) => r.name),
+        reminders.map((r) => r.claim),
+        nowMs,
+        leaseMs,
+      ],
+    );
+  }
+
   async complete(r: ClaimedReminder): Promise<void> {
     await this.db.query(
       'DELETE FROM reminder WHERE conversation_id = $1 AND name = $2 AND claim_token = $3::uuid',

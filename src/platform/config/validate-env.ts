@@ -80,7 +80,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
     },
     reminders: {
       pollMs: schema.REMINDER_POLL_MS ?? 250,
-      leaseMs: schema.REMINDER_LEASE_MS ?? 300_000,
+      leaseMs: schema.REMINDER_LEASE_MS ?? 30_000,
     },
     files: {
       credentials: schema.PARLEY_CREDENTIALS ?? null,

@@ -136,6 +136,8 @@ describe(PostgresReminderStore.name, () => {
     expect(mine(one, prefix)).toEqual([
       {
         conversationId: `${prefix}-c`,
+        name: 'a',
+        triggerAt: expect.any(Number),
         intent: 'intent_a',
         entities: [{ entity: 'place', value: { city: 'Köln', n: [1, 2] } }],
         scheduledAt: 1_700_000_000.5,
@@ -217,6 +219,32 @@ describe(PostgresReminderStore.name, () => {
     alive.poller.start();
     await until(async () => (await rowsOf(prefix)).length === 0, 10_000);
     expect(mine(alive, prefix).map((d) => d.intent)).toEqual(['intent_r']);
+  });
+
+  it('renewing a claim keeps other instances off it; a claim taken over is not renewed', async () => {
+    const prefix = uniqueId('renew');
+    const one = start();
+    const two = start();
+    const t = Date.now();
+    await one.store.schedule(reminder(`${prefix}-c`, 'r', t));
+    await one.store.schedule(reminder(`${prefix}-c`, 's', t));
+    const ofMine = <T extends { conversationId: string }>(list: T[]): T[] =>
+      list.filter((c) => c.conversationId.startsWith(prefix));
+    const held = ofMine(await one.store.claimDue(t, 1_000, 1_000));
+    expect(held.map((c) => c.name).sort()).toEqual(['r', 's']);
+    // `r` is renewed at +800 ms until +1,800 ms; `s` is not and lapses at +1,000 ms.
+    await one.store.renew(
+      held.filter((c) => c.name === 'r'),
+      t + 800,
+      1_000,
+    );
+    const taken = ofMine(await two.store.claimDue(t + 1_500, 1_000, 1_000));
+    expect(taken.map((c) => c.name)).toEqual(['s']);
+    // Renewing both for a minute: `r` (still held) is renewed; `s` (taken over) keeps the new
+    // holder's lease, which lapses at +2,500 ms.
+    await one.store.renew(held, t + 1_600, 60_000);
+    const later = ofMine(await two.store.claimDue(t + 2_600, 1_000, 1_000));
+    expect(later.map((c) => [c.name, c.attempts])).toEqual([['s', 3]]);
   });
 
   it('completing a claim whose lease was taken over deletes nothing', async () => {
