@@ -24,7 +24,7 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
 
   constructor(
     url: string,
-    poolSize: number,
+    private readonly poolSize: number,
     private readonly lockTimeoutMs: number,
   ) {
     super();
@@ -41,6 +41,11 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
     this.pool.on('error', (err) =>
       this.logger.warn({ err: err.message }, 'idle lock connection failed'),
     );
+  }
+
+  /** One connection of the lock pool per conversation held. */
+  override concurrentLocks(): number {
+    return this.poolSize;
   }
 
   withLock<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
