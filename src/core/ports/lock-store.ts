@@ -42,4 +42,13 @@ export abstract class LockStore {
   sharedAcrossProcesses(): boolean {
     return true;
   }
+
+  /**
+   * How many conversations this process can hold locked at once, when the lock itself bounds it
+   * (a connection held per lock); null when it does not. Work started in bulk — due reminders —
+   * takes no more at a time, so none of it waits in the process for a lock past its timeout.
+   */
+  concurrentLocks(): number | null {
+    return null;
+  }
 }

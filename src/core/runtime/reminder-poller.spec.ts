@@ -1,5 +1,7 @@
 import {
+  DEFAULT_POLLER_OPTIONS,
   type DueReminder,
+  InMemoryLockStore,
   InMemoryReminderStore,
   ReminderPoller,
   type ReminderRecord,
@@ -214,6 +216,49 @@ describe(ReminderPoller.name, () => {
     t.set(t.now() + 10_000);
     await b.sweep();
     expect(fired).toEqual(['a:intent_a', 'b:intent_c']);
+  });
+
+  it('fires no more than its lock can hold at once; the rest stay claimable by another instance', async () => {
+    class TwoAtATime extends InMemoryLockStore {
+      override concurrentLocks(): number {
+        return 2;
+      }
+    }
+    expect(ReminderPoller.maxInFlightUnder(new TwoAtATime())).toBe(2);
+    expect(ReminderPoller.maxInFlightUnder(new InMemoryLockStore())).toBe(
+      DEFAULT_POLLER_OPTIONS.maxInFlight,
+    );
+    const store = new InMemoryReminderStore();
+    const t = clock();
+    let release: () => void = () => undefined;
+    const slow = new Promise<void>((r) => (release = r));
+    const fired: string[] = [];
+    const a = track(
+      new ReminderPoller(
+        store,
+        (d) => (fired.push(`a:${d.intent}`), slow),
+        quietLog(),
+        { sweepMs: 3_600_000, maxInFlight: ReminderPoller.maxInFlightUnder(new TwoAtATime()) },
+        undefined,
+        t.now,
+      ),
+    );
+    a.start();
+    const b = track(poller(store, (d) => (fired.push(`b:${d.intent}`), Promise.resolve()), t.now));
+    try {
+      for (const name of ['r1', 'r2', 'r3', 'r4', 'r5']) {
+        await store.schedule(reminder(name, t.now(), name));
+      }
+      await a.sweep();
+      expect(a.firing).toBe(2);
+      await b.sweep();
+    } finally {
+      release();
+    }
+    await a.stop();
+    expect(fired.filter((f) => f.startsWith('a:'))).toHaveLength(2);
+    expect(fired.filter((f) => f.startsWith('b:'))).toHaveLength(3);
+    expect(store.size).toBe(0);
   });
 
   it('keeps a reminder of the same name scheduled while the old one fires', async () => {

@@ -1,3 +1,4 @@
+import { type LockStore } from 'src/core/ports/lock-store';
 import { type DueReminder } from './reminder-scheduler';
 import { type ClaimedReminder, type ReminderStore } from './reminder-store';
 import { type RuntimeLog } from './turn-listener';
@@ -14,7 +15,12 @@ export interface ReminderPollerOptions {
   readonly leaseMs: number;
   /** Reminders claimed per query. */
   readonly batchSize: number;
-  /** Reminders this instance fires at the same time. */
+  /**
+   * Reminders this instance fires at the same time (and so holds claimed): no more than its
+   * lock can hold at once (`maxInFlightUnder`), or the rest wait in the process for a lock
+   * connection — late, and failed once that wait times out — instead of staying in the store
+   * for a free slot or another instance.
+   */
   readonly maxInFlight: number;
   /** Claims of one reminder (failed fires and crashes) before it is given up. */
   readonly maxAttempts: number;
@@ -71,6 +77,11 @@ export class ReminderPoller {
     private readonly now: () => number = Date.now,
   ) {
     this.options = { ...DEFAULT_POLLER_OPTIONS, ...options };
+  }
+
+  /** `maxInFlight` for an instance whose conversations are locked by `locks`. */
+  static maxInFlightUnder(locks: LockStore, limit = DEFAULT_POLLER_OPTIONS.maxInFlight): number {
+    return Math.max(1, Math.min(limit, locks.concurrentLocks() ?? limit));
   }
 
   start(): void {

@@ -102,19 +102,30 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
     },
     {
       provide: ReminderPoller,
-      inject: [ReminderStore, ReminderScheduler, ConversationRuntime, AssistantSource, APP_CONFIG],
+      inject: [
+        ReminderStore,
+        ReminderScheduler,
+        ConversationRuntime,
+        AssistantSource,
+        LockStore,
+        APP_CONFIG,
+      ],
       useFactory: (
         store: ReminderStore,
         scheduler: ReminderScheduler,
         runtime: ConversationRuntime,
         assistants: AssistantSource,
+        locks: LockStore,
         config: AppConfig,
       ): ReminderPoller => {
+        // No more reminders at a time than the lock lets this process run: the others stay in
+        // the table for the next free slot or another instance.
+        const maxInFlight = ReminderPoller.maxInFlightUnder(locks);
         const poller = new ReminderPoller(
           store,
           (due) => runtime.fireReminder(due),
           runtimeLog('Reminders'),
-          { sweepMs: config.reminders.pollMs, leaseMs: config.reminders.leaseMs },
+          { sweepMs: config.reminders.pollMs, leaseMs: config.reminders.leaseMs, maxInFlight },
           // Reminders that survived a restart wait for the model instead of firing into none.
           () => assistants.current() !== null,
         );

@@ -20,6 +20,18 @@ async function failures(store: string, reason: string): Promise<number> {
 }
 
 describe('MeteredLockStore', () => {
+  it('says what the store it measures says about sharing and concurrent locks', () => {
+    class TwoAtATime extends InMemoryLockStore {
+      override concurrentLocks(): number {
+        return 2;
+      }
+    }
+    const locks = new MeteredLockStore(new TwoAtATime(), 'unit-c');
+    expect(locks.concurrentLocks()).toBe(2);
+    expect(locks.sharedAcrossProcesses()).toBe(false);
+    expect(new MeteredLockStore(new InMemoryLockStore(), 'unit-d').concurrentLocks()).toBeNull();
+  });
+
   it('observes the wait of every turn that got its lock, and passes the work through', async () => {
     const locks = new MeteredLockStore(new InMemoryLockStore(), 'unit-a');
     await expect(locks.withLock('c', () => Promise.resolve(7))).resolves.toBe(7);

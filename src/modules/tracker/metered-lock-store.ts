@@ -36,6 +36,9 @@ export class MeteredLockStore extends LockStore implements OnApplicationShutdown
     return this.inner.sharedAcrossProcesses();
   }
 
+  override concurrentLocks(): number | null {
+    return this.inner.concurrentLocks();
+  }
   async withLock<T>(conversationId: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
     const started = process.hrtime.bigint();
     let acquired = false;

@@ -26,7 +26,7 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
 
   constructor(
     url: string,
-    poolSize: number,
+    private readonly poolSize: number,
     private readonly lockTimeoutMs: number,
   ) {
     super();
@@ -45,6 +45,10 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
     );
   }
 
+  /** One connection of the lock pool per conversation held. */
+  override concurrentLocks(): number {
+    return this.poolSize;
+  }
   withLock<T>(conversationId: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.lockTimeoutMs;
     return this.local.withLock(conversationId, () =>

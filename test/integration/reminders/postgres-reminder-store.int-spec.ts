@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { type DueReminder, ReminderPoller, type ReminderRecord, type RuntimeLog } from 'src/core';
 import { PostgresReminderStore, ReminderMetrics } from 'src/modules/reminders';
+import { PostgresLockStore } from 'src/modules/tracker';
 import { metricsRegistry } from 'src/platform/metrics/registry';
 import { uniqueId } from 'test/utils/create-test-app';
 
@@ -245,6 +246,42 @@ describe(PostgresReminderStore.name, () => {
     await one.store.renew(held, t + 1_600, 60_000);
     const later = ofMine(await two.store.claimDue(t + 2_600, 1_000, 1_000));
     expect(later.map((c) => [c.name, c.attempts])).toEqual([['s', 3]]);
+  });
+
+  it('a burst of slow reminders: no more claimed at a time than the PostgreSQL lock can hold, each fired once', async () => {
+    const prefix = uniqueId('burst');
+    const locks = new PostgresLockStore(url(), 2, 60_000);
+    const pool = new Pool({ connectionString: url(), max: 4 });
+    const store = new PostgresReminderStore(pool);
+    const fired: string[] = [];
+    const poller = new ReminderPoller(
+      store,
+      (due) =>
+        locks.withLock(due.conversationId, async () => {
+          if (due.conversationId.startsWith(prefix)) fired.push(due.conversationId);
+          await sleep(150);
+        }),
+      quiet,
+      { sweepMs: 50, leaseMs: 60_000, maxInFlight: ReminderPoller.maxInFlightUnder(locks) },
+    );
+    try {
+      const ids = Array.from({ length: 12 }, (_, i) => `${prefix}-${i}`);
+      for (const id of ids) await store.schedule(reminder(id, 'r', Date.now()));
+      poller.start();
+      let mostClaimed = 0;
+      await until(async () => {
+        const rows = await rowsOf(prefix);
+        mostClaimed = Math.max(mostClaimed, rows.filter((r) => r.status === 'claimed').length);
+        return rows.length === 0;
+      });
+      expect(mostClaimed).toBeGreaterThan(0);
+      expect(mostClaimed).toBeLessThanOrEqual(2);
+      expect(fired.sort()).toEqual(ids.sort());
+    } finally {
+      await poller.stop();
+      await pool.end();
+      await locks.onApplicationShutdown();
+    }
   });
 
   it('completing a claim whose lease was taken over deletes nothing', async () => {
