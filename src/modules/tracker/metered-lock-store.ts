@@ -39,6 +39,7 @@ export class MeteredLockStore extends LockStore implements OnApplicationShutdown
   override concurrentLocks(): number | null {
     return this.inner.concurrentLocks();
   }
+
   async withLock<T>(conversationId: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
     const started = process.hrtime.bigint();
     let acquired = false;

@@ -49,6 +49,7 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
   override concurrentLocks(): number {
     return this.poolSize;
   }
+
   withLock<T>(conversationId: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.lockTimeoutMs;
     return this.local.withLock(conversationId, () =>
