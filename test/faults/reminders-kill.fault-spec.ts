@@ -46,8 +46,12 @@ const CONVERSATIONS = 150;
 const WINDOW_MS = 2_000;
 /** Phase 2: conversations with two reminders each, due within 1 s after the restart. */
 const RESTART_CONVERSATIONS = 30;
-/** Each action call takes this long: a replica has reminders in flight when it is killed. */
-const ACTION_DELAY_MS = 200;
+/**
+ * Each action call takes this long: a replica has reminders in flight when it is killed. (Each
+ * replica fires as many at once as it has lock connections — 5 with a pool of 10 — so this
+ * bounds how many a second the three can fire: 150 a second, as many as come due.)
+ */
+const ACTION_DELAY_MS = 50;
 /** REMINDER_LEASE_MS: when a dead replica's claims are claimed again. */
 const LEASE_MS = 3_000;
 /** Hang guards (not deadlines): a replica start, every reminder settled. */
@@ -364,7 +368,7 @@ describe('reminders over three replicas: kill -9 mid-window, full restart', () =
    */
   const settled = async (cs: readonly Conversation[]): Promise<Set<string>> => {
     const reclaimed = new Set<string>();
-    for (const giveUp = Date.now() + SETTLE_GIVE_UP_MS; ; await sleep(50)) {
+    for (const giveUp = Date.now() + SETTLE_GIVE_UP_MS; ; await sleep(20)) {
       const rows = await storedReminders(cs);
       for (const r of rows) if (r.attempts > 1) reclaimed.add(`${r.conversation_id}:${r.name}`);
       if (rows.length === 0) return reclaimed;
@@ -475,7 +479,7 @@ describe('reminders over three replicas: kill -9 mid-window, full restart', () =
 
     // Once a third of what must fire fired, kill the victim: it has reminders in flight.
     const mustFire = conversations.flatMap((c) => c.reminders).filter((r) => r.fires).length;
-    for (const giveUp = Date.now() + SETTLE_GIVE_UP_MS; ; await sleep(20)) {
+    for (const giveUp = Date.now() + SETTLE_GIVE_UP_MS; ; await sleep(50)) {
       if ((await firedCount(conversations)) >= mustFire / 3) break;
       if (Date.now() > giveUp) throw new Error('a third of the reminders never fired');
     }
