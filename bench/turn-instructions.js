@@ -2,7 +2,11 @@
 /* global __filename -- a Node global missing from the repo's eslint JS globals */
 // Instructions per dialogue turn: a cost figure that does not move with the machine's speed.
 //
-//   npm run build && node bench/turn-instructions.js [--turns 600] [--warmup 12000]
+//   npm run build && node bench/turn-instructions.js [--turns 600] [--warmup 12000] [--flows 1]
+//
+// `--flows 1` counts the same six messages to the mood bot written as flows (Rasa Pro CALM:
+// NLUCommandAdapter + FlowPolicy, bench/fixtures/moodbot-flows, as `bench/dialogue.js --flows 1`):
+// parse, commands, stack, FlowPolicy, one append per turn.
 //
 // The CPU time of a turn on a shared 2-core machine varies by ±15 % from run to run, too much
 // to see a change of a few per cent. This bench counts instructions instead, with valgrind's
@@ -23,6 +27,8 @@ const { machine, startDatabase } = require('./lib/http-bench');
 const { moodbotFiles, parseNumberArgs, trainParley, writeResults } = require('./lib/parley');
 
 const RESULTS = path.join(__dirname, 'results', 'turn-instructions.json');
+const RESULTS_FLOWS = path.join(__dirname, 'results', 'turn-instructions-flows.json');
+const FLOWS_BOT = path.join(__dirname, 'fixtures', 'moodbot-flows');
 const DIST = path.join(__dirname, '..', 'dist');
 const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'amazing', 'bye'];
 const INNER = 'PARLEY_TURN_INSTRUCTIONS_INNER';
@@ -92,7 +98,7 @@ function summarize(file) {
 
 async function main() {
   if (process.env[INNER]) return inner();
-  const bench = parseNumberArgs(process.argv.slice(2), { turns: 600, warmup: 12000 });
+  const bench = parseNumberArgs(process.argv.slice(2), { turns: 600, warmup: 12000, flows: 0 });
   const valgrind = spawnSync('valgrind', ['--version'], { encoding: 'utf8' });
   if (valgrind.status !== 0) {
     throw new Error('valgrind is missing: install the Debian package "valgrind"');
@@ -101,7 +107,14 @@ async function main() {
   chmodSync(tmp, 0o755); // the embedded PostgreSQL drops root privileges
   const db = await startDatabase();
   try {
-    const model = await trainParley({ ...moodbotFiles(), out: path.join(tmp, 'models') });
+    const files = bench.flows
+      ? {
+          data: [path.join(FLOWS_BOT, 'data')],
+          domain: path.join(FLOWS_BOT, 'domain.yml'),
+          config: path.join(FLOWS_BOT, 'config.yml'),
+        }
+      : moodbotFiles();
+    const model = await trainParley({ ...files, out: path.join(tmp, 'models') });
     const started = Date.now();
     const run = spawnSync(
       'valgrind',
@@ -140,13 +153,13 @@ async function main() {
       wallS: Math.round((Date.now() - started) / 100) / 10,
     };
     console.log(
-      `${bench.turns} moodbot turns after ${bench.warmup} uncounted: ${result.instructionsPerTurn.toLocaleString('en')} instructions per turn ` +
+      `${bench.turns} ${bench.flows ? 'flows ' : ''}moodbot turns after ${bench.warmup} uncounted: ${result.instructionsPerTurn.toLocaleString('en')} instructions per turn ` +
         `(GC ${result.gcPerTurn.toLocaleString('en')}, JIT compiler ${result.compilerPerTurn.toLocaleString('en')}, JSON.stringify ${result.jsonStringifyPerTurn.toLocaleString('en')}); ${result.wallS} s under valgrind`,
     );
     for (const t of result.topPerTurn) {
       console.log(`  ${String(t.instructions).padStart(8)}  ${t.symbol.slice(0, 110)}`);
     }
-    writeResults(RESULTS, {
+    writeResults(bench.flows ? RESULTS_FLOWS : RESULTS, {
       date: new Date().toISOString(),
       ...machine(),
       database: db.kind,
