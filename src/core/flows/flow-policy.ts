@@ -8,7 +8,6 @@ import {
 } from 'src/core/policies/policy';
 import { advanceFlows, isFlowFrame } from './flow-executor';
 import { FlowsList } from './flows-list';
-import { DialogueStack } from './stack';
 
 /**
  * Rasa Pro's chain: RulePolicy 4, IntentlessPolicy 5, EnterpriseSearchPolicy 6, FlowPolicy
@@ -66,8 +65,9 @@ export class FlowPolicy implements Policy {
 
   predict(input: PredictionInput, name: string): PolicyPrediction {
     const size = input.actionNames.length;
-    const stack = new DialogueStack(input.tracker.stack);
-    if (!isFlowFrame(stack.top())) return emptyPrediction(size, name, this.priority);
+    const frames = input.tracker.stack;
+    const top = frames[frames.length - 1] as JsonObject | undefined;
+    if (!isFlowFrame(top)) return emptyPrediction(size, name, this.priority);
     const prediction = advanceFlows({
       tracker: input.tracker,
       flows: this.flows,
