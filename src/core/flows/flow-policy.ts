@@ -79,10 +79,19 @@ export class FlowPolicy implements Policy {
     const index =
       prediction.actionName === null ? -1 : input.actionNames.indexOf(prediction.actionName);
     if (index >= 0) probabilities[index] = 1;
-    return emptyPrediction(size, name, this.priority, {
+    // Written out rather than `emptyPrediction(…, overrides)`: that makes a second list of
+    // zeros and a copy of the prediction, for every step of every flow turn.
+    return {
       probabilities,
+      policyName: name,
+      priority: this.priority,
+      events: [],
       optionalEvents: prediction.events,
+      isEndToEndPrediction: false,
+      isNoUserPrediction: false,
+      hideRuleTurn: false,
+      inTrainingData: false,
       actionMetadata: { ...prediction.metadata },
-    });
+    };
   }
 }
