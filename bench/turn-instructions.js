@@ -17,7 +17,9 @@
 // predict, actions, one append per turn; no HTTP), one turn at a time. With fewer than ~10,000
 // warm-up turns TurboFan is still compiling during the count (20 % of it after 3,000). Two runs
 // of the same build agree within 0.2 %. The count covers every thread of the process (GC
-// helpers included) but not PostgreSQL. Results: console (with the symbols that cost most) and
+// helpers included) but not PostgreSQL; the main thread's count is given apart, as it does not
+// depend on whether a major collection's concurrent marking falls in the counted window (for
+// the flows mood bot, whose cached sessions are larger, the helpers' share varies by 2x). Results: console (with the symbols that cost most) and
 // bench/results/turn-instructions.json. About a minute.
 const { execFileSync, spawnSync } = require('node:child_process');
 const { chmodSync, mkdtempSync, readdirSync, rmSync } = require('node:fs');
@@ -88,7 +90,9 @@ function summarize(file) {
       parts.top.push({ symbol: what.replace(/^\?\?\?:/, '').replace(/ \[.*\]$/, ''), n });
     }
     if (what.includes('PROGRAM TOTALS')) parts.total = n;
-    else if (/Scaveng|MarkCompact|Sweeper|ConcurrentMarking|heap::base|Heap::/.test(what)) {
+    else if (
+      /Scaveng|MarkCompact|Sweeper|Marking|heap::base|Heap::|SizeFromMap|MemoryChunk/.test(what)
+    ) {
       parts.gc += n;
     } else if (/v8::internal::compiler::|v8::internal::maglev::/.test(what)) parts.compiler += n;
     else if (/JsonStringifier/.test(what)) parts.jsonStringify += n;
@@ -122,6 +126,9 @@ async function main() {
         '--tool=callgrind',
         '--instr-atstart=no',
         '--smc-check=all-non-file', // V8 writes code at run time
+        // One count per thread: the main thread's is steady from run to run, while the GC's
+        // and the JIT's helper threads vary with when a major collection falls in the window.
+        '--separate-threads=yes',
         `--callgrind-out-file=${path.join(tmp, 'callgrind.out')}`,
         process.execPath,
         __filename,
@@ -140,12 +147,21 @@ async function main() {
     if (run.status !== 0) {
       throw new Error(`the counted run failed (${run.status}):\n${run.stderr.slice(-2000)}`);
     }
-    const file = readdirSync(tmp).find((f) => f.startsWith('callgrind.out'));
-    if (!file) throw new Error('callgrind wrote no output file');
-    const parts = summarize(path.join(tmp, file));
+    // One file per thread (callgrind.out-01 is the main thread); the bare name stays empty.
+    const outputs = readdirSync(tmp).filter((f) => /^callgrind\.out-\d+$/.test(f));
+    const mainFile = outputs.find((f) => f.endsWith('-01'));
+    if (!mainFile) throw new Error('callgrind wrote no output file for the main thread');
+    const main = summarize(path.join(tmp, mainFile));
+    const parts = { total: 0, gc: 0, compiler: 0, jsonStringify: 0, top: main.top };
+    for (const f of outputs) {
+      const p = f === mainFile ? main : summarize(path.join(tmp, f));
+      for (const k of ['total', 'gc', 'compiler', 'jsonStringify']) parts[k] += p[k];
+    }
     const per = (n) => Math.round(n / bench.turns);
     const result = {
       instructionsPerTurn: per(parts.total),
+      mainThreadPerTurn: per(main.total),
+      mainThreadGcPerTurn: per(main.gc),
       gcPerTurn: per(parts.gc),
       compilerPerTurn: per(parts.compiler),
       jsonStringifyPerTurn: per(parts.jsonStringify),
@@ -154,8 +170,10 @@ async function main() {
     };
     console.log(
       `${bench.turns} ${bench.flows ? 'flows ' : ''}moodbot turns after ${bench.warmup} uncounted: ${result.instructionsPerTurn.toLocaleString('en')} instructions per turn ` +
-        `(GC ${result.gcPerTurn.toLocaleString('en')}, JIT compiler ${result.compilerPerTurn.toLocaleString('en')}, JSON.stringify ${result.jsonStringifyPerTurn.toLocaleString('en')}); ${result.wallS} s under valgrind`,
+        `(GC ${result.gcPerTurn.toLocaleString('en')}, JIT compiler ${result.compilerPerTurn.toLocaleString('en')}, JSON.stringify ${result.jsonStringifyPerTurn.toLocaleString('en')}); ` +
+        `main thread ${result.mainThreadPerTurn.toLocaleString('en')} (GC ${result.mainThreadGcPerTurn.toLocaleString('en')}); ${result.wallS} s under valgrind`,
     );
+    console.log('main thread, costliest symbols:');
     for (const t of result.topPerTurn) {
       console.log(`  ${String(t.instructions).padStart(8)}  ${t.symbol.slice(0, 110)}`);
     }
