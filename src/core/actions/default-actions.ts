@@ -26,7 +26,7 @@ import { activeLoop } from 'src/core/events/active-loop';
 import { botUttered } from 'src/core/events/bot-uttered';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type JsonObject } from 'src/core/events/event-base';
-import { isJsonObject } from 'src/core/events/json-values';
+import { extendable, isJsonObject } from 'src/core/events/json-values';
 import { restarted } from 'src/core/events/restarted';
 import { sessionStarted } from 'src/core/events/session-started';
 import { slotSet } from 'src/core/events/slot-set';
@@ -64,7 +64,7 @@ async function utter(
   // The prediction's action metadata joins the message (Rasa's `message.update(metadata)`).
   return [
     botUtteranceFrom(
-      actionMetadata ? { ...message, ...actionMetadata } : message,
+      actionMetadata ? Object.assign(extendable(message), actionMetadata) : message,
       ctx.now(),
       response,
     ),

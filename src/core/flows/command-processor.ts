@@ -147,6 +147,11 @@ const FINGERPRINTS = new WeakMap<FlowsList, Readonly<Record<string, string>>>();
 
 /** Fingerprints of every flow (user flows and patterns), by id (a copy). */
 export function flowFingerprints(flows: FlowsList): Record<string, string> {
+  return { ...sharedFingerprints(flows) };
+}
+
+/** Fingerprints of every flow, by id (shared: do not change it). */
+function sharedFingerprints(flows: FlowsList): Readonly<Record<string, string>> {
   let known = FINGERPRINTS.get(flows);
   if (known === undefined) {
     const out: Record<string, string> = {};
@@ -154,8 +159,15 @@ export function flowFingerprints(flows: FlowsList): Record<string, string> {
     known = out;
     FINGERPRINTS.set(flows, known);
   }
-  return { ...known };
+  return known;
 }
+
+/**
+ * Stored `flow_hashes` values found to hold exactly a FlowsList's fingerprints. The slot's
+ * value is the same object from turn to turn (values are never changed in place), so a
+ * conversation compares its ~20 fingerprints once, not on every turn.
+ */
+const SAME_FINGERPRINTS = new WeakMap<object, Readonly<Record<string, string>>>();
 
 /** The `flow_hashes` slot's value: the slot, or (when the domain lacks it) the latest event. */
 function storedFingerprints(tracker: DialogueStateTracker): Record<string, unknown> {
@@ -177,9 +189,12 @@ function sameFingerprints(
   fingerprints: Readonly<Record<string, string>>,
   stored: Readonly<Record<string, unknown>>,
 ): boolean {
+  if (SAME_FINGERPRINTS.get(stored) === fingerprints) return true;
   const ids = Object.keys(fingerprints);
   if (Object.keys(stored).length !== ids.length) return false;
-  return ids.every((id) => stored[id] === fingerprints[id]);
+  const same = ids.every((id) => stored[id] === fingerprints[id]);
+  if (same) SAME_FINGERPRINTS.set(stored, fingerprints);
+  return same;
 }
 
 /** Ids of the flows on the stack that no longer exist or whose fingerprint changed. */
@@ -824,9 +839,10 @@ export function processCommands(input: ProcessCommandsInput): DialogueEvent[] {
   }
   const state = new WorkingState(tracker, tracker.slots);
   const events: DialogueEvent[] = [];
-  const fingerprints = flowFingerprints(flows);
+  const fingerprints = sharedFingerprints(flows);
   if (!sameFingerprints(fingerprints, stored)) {
-    const event = slotSet({ timestamp: input.now(), name: FLOW_HASHES_SLOT, value: fingerprints });
+    const value = { ...fingerprints };
+    const event = slotSet({ timestamp: input.now(), name: FLOW_HASHES_SLOT, value });
     events.push(event);
     state.apply(event);
   }

@@ -8,7 +8,6 @@ import {
 } from 'src/core/policies/policy';
 import { advanceFlows, isFlowFrame } from './flow-executor';
 import { FlowsList } from './flows-list';
-import { DialogueStack } from './stack';
 
 /**
  * Rasa Pro's chain: RulePolicy 4, IntentlessPolicy 5, EnterpriseSearchPolicy 6, FlowPolicy
@@ -66,8 +65,9 @@ export class FlowPolicy implements Policy {
 
   predict(input: PredictionInput, name: string): PolicyPrediction {
     const size = input.actionNames.length;
-    const stack = new DialogueStack(input.tracker.stack);
-    if (!isFlowFrame(stack.top())) return emptyPrediction(size, name, this.priority);
+    const frames = input.tracker.stack;
+    const top = frames[frames.length - 1] as JsonObject | undefined;
+    if (!isFlowFrame(top)) return emptyPrediction(size, name, this.priority);
     const prediction = advanceFlows({
       tracker: input.tracker,
       flows: this.flows,
@@ -79,10 +79,19 @@ export class FlowPolicy implements Policy {
     const index =
       prediction.actionName === null ? -1 : input.actionNames.indexOf(prediction.actionName);
     if (index >= 0) probabilities[index] = 1;
-    return emptyPrediction(size, name, this.priority, {
+    // Written out rather than `emptyPrediction(…, overrides)`: that makes a second list of
+    // zeros and a copy of the prediction, for every step of every flow turn.
+    return {
       probabilities,
+      policyName: name,
+      priority: this.priority,
+      events: [],
       optionalEvents: prediction.events,
+      isEndToEndPrediction: false,
+      isNoUserPrediction: false,
+      hideRuleTurn: false,
+      inTrainingData: false,
       actionMetadata: { ...prediction.metadata },
-    });
+    };
   }
 }

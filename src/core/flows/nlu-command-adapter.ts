@@ -77,10 +77,26 @@ export function availableFlows(tracker: DialogueStateTracker, flows: FlowsList):
   const active = new Set(stack.userFlowIds());
   const activeFlow = activeFlowOf(stack);
   if (activeFlow !== null) active.add(activeFlow);
-  const document = { context: stack.context(), slots: tracker.slotValuesObject() };
-  return flows.flows.filter(
-    (f) => f.guard === null || active.has(f.id) || evaluatePredicate(f.guard, document),
-  );
+  let document: Record<string, unknown> | null = null; // built for the first guard only
+  return flows.flows.filter((f) => {
+    if (f.guard === null || active.has(f.id)) return true;
+    document ??= { context: stack.context(), slots: tracker.slotValuesObject() };
+    return evaluatePredicate(f.guard, document);
+  });
+}
+
+/** The slots the flows of a FlowsList collect, computed once per FlowsList (it never changes). */
+const COLLECTED_SLOTS = new WeakMap<FlowsList, ReadonlySet<string>>();
+
+/** The slots some flow of `available` (a part of `flows.flows`, in order) collects. */
+function collectedSlots(available: readonly Flow[], flows: FlowsList): ReadonlySet<string> {
+  const all = available.length === flows.flows.length;
+  let known = all ? COLLECTED_SLOTS.get(flows) : undefined;
+  if (known === undefined) {
+    known = new Set(available.flatMap((f) => flows.collectSteps(f.id).map((s) => s.collect)));
+    if (all) COLLECTED_SLOTS.set(flows, known);
+  }
+  return known;
 }
 
 function intentOf(parseData: JsonObject): { name: string | null; confidence: number } {
@@ -134,9 +150,7 @@ export function nluCommands(input: NluCommandsInput): Command[] {
     }
   }
   const commands: Command[] = triggered.slice(0, 1);
-  const collected = new Set(
-    available.flatMap((f) => flows.collectSteps(f.id).map((s) => s.collect)),
-  );
+  const collected = collectedSlots(available, flows);
   for (const slot of tracker.slots) {
     if (!collected.has(slot.name)) continue;
     const extracted = extractSlotValue(slot, input);

@@ -21,17 +21,23 @@ export function newFrameId(random: () => number = Math.random): string {
  * The dialogue stack (Rasa Pro): frames as JSON objects, bottom first, exactly as the tracker's
  * `stack` holds them. A working copy: change it with `push` / `pop` / `update`, then turn the
  * difference to the tracker's stack into a `stack` event with `patchFrom`.
+ *
+ * Frames are never changed in place (`update` puts a changed copy in the frame's place), so a
+ * stack shares its frames with the list it was made from and with the lists it hands out:
+ * making a working copy, or the list a `stack` event leads to, copies no frame.
  */
 export class DialogueStack {
   private readonly frames: JsonObject[];
+  /** The context of the current frames (`context()`); null when not computed since a change. */
+  private contextCache: JsonObject | null = null;
 
   constructor(frames: readonly unknown[] = []) {
-    this.frames = frames.map((f) => ({ ...(f as JsonObject) }));
+    this.frames = frames.slice() as JsonObject[];
   }
 
-  /** The frames, bottom first (copies). */
+  /** The frames, bottom first (a new list of the shared frames: do not change them). */
   toJSON(): JsonObject[] {
-    return this.frames.map((f) => ({ ...f }));
+    return this.frames.slice();
   }
 
   get isEmpty(): boolean {
@@ -42,13 +48,14 @@ export class DialogueStack {
     return this.frames.length;
   }
 
-  /** The frame at `index` from the bottom (live: change it through `update`). */
+  /** The frame at `index` from the bottom (shared: change it through `update`). */
   at(index: number): JsonObject | undefined {
     return this.frames[index];
   }
 
   /** Pushes on top, or at `index` (−1: just below the top). */
   push(frame: JsonObject, index?: number): void {
+    this.contextCache = null;
     if (index === undefined) this.frames.push({ ...frame });
     else {
       const at = index < 0 ? Math.max(0, this.frames.length + index) : index;
@@ -57,6 +64,7 @@ export class DialogueStack {
   }
 
   pop(): JsonObject | undefined {
+    this.contextCache = null;
     return this.frames.pop();
   }
 
@@ -77,19 +85,23 @@ export class DialogueStack {
     return -1;
   }
 
-  /** Sets fields of the frame at `index`. */
+  /** Sets fields of the frame at `index` (on a copy of the frame, which takes its place). */
   update(index: number, fields: JsonObject): void {
     const frame = this.frames[index];
-    if (frame !== undefined) Object.assign(frame, fields);
+    if (frame === undefined) return;
+    this.contextCache = null;
+    this.frames[index] = merged(frame, fields);
   }
 
   /**
    * The stack's context (Rasa's `current_context`): the top frame's fields; a
    * collect-information frame's own fields overlaid with the frame below's context, so inside a
-   * collect `flow_id` / `step_id` are the user flow's.
+   * collect `flow_id` / `step_id` are the user flow's. Computed once per state of the stack and
+   * shared by the callers until the stack changes: do not change it.
    */
   context(): JsonObject {
-    return contextAt(this.frames, this.frames.length - 1);
+    this.contextCache ??= contextAt(this.frames, this.frames.length - 1);
+    return this.contextCache;
   }
 
   /** The topmost user flow frame (`type: "flow"`), by default skipping `call` and `link` ones. */
@@ -130,9 +142,19 @@ function contextAt(frames: readonly JsonObject[], index: number): JsonObject {
   const frame = frames[index];
   if (frame === undefined) return {};
   if (frame.type === 'pattern_collect_information') {
-    return { ...frame, ...contextAt(frames, index - 1) };
+    return merged(frame, contextAt(frames, index - 1));
   }
   return { ...frame };
+}
+
+/**
+ * `{ ...a, ...b }`, made with Object.assign: keys `b` adds to a spread's copy take V8's slow
+ * path (see `extendable` in json-values). A `__proto__` key (JSON.parse makes it an own
+ * property) keeps the spread, which copies it as the key it is.
+ */
+function merged(a: JsonObject, b: JsonObject): JsonObject {
+  if (Object.hasOwn(a, '__proto__') || Object.hasOwn(b, '__proto__')) return { ...a, ...b };
+  return Object.assign({}, a, b);
 }
 
 /** A deterministic diff of two frame lists (add / remove / replace only). */
@@ -145,6 +167,7 @@ export function diffFrames(
   for (let i = 0; i < common; i++) {
     const a = before[i] as JsonObject;
     const b = after[i] as JsonObject;
+    if (a === b) continue; // frames are never changed in place
     if (a.frame_id !== b.frame_id || a.type !== b.type) {
       ops.push({ op: 'replace', path: `/${i}`, value: b });
       continue;

@@ -289,10 +289,7 @@ export class DialogueProcessor {
         temporary = tracker.copy();
         for (const e of prediction.events) temporary.update(e);
       }
-      const metadata = prediction.actionMetadata;
-      const context = metadata
-        ? { ...this.context(temporary, channel), actionMetadata: metadata }
-        : this.context(temporary, channel);
+      const context = this.context(temporary, channel, prediction.actionMetadata);
       const tracer = this.options.tracer;
       events = await (tracer === undefined
         ? action.run(context)
@@ -360,7 +357,13 @@ export class DialogueProcessor {
     );
   }
 
-  context(tracker: DialogueStateTracker, channel: string | null): ActionContext {
+  context(
+    tracker: DialogueStateTracker,
+    channel: string | null,
+    actionMetadata?: JsonObject | null,
+  ): ActionContext {
+    // Built as one literal (absent options as undefined, like absent keys to every reader):
+    // spreads in a literal define the keys after them on V8's slow path, for every action.
     return {
       tracker,
       domain: this.domain,
@@ -369,8 +372,9 @@ export class DialogueProcessor {
       endpoint: this.options.endpoint,
       nlg: this.options.nlg ?? null,
       actionFor: (n) => actionFor(n, this.domain),
-      ...(this.options.warn ? { warn: this.options.warn } : {}),
-      ...(this.options.random ? { random: this.options.random } : {}),
+      warn: this.options.warn,
+      random: this.options.random,
+      actionMetadata: actionMetadata ?? undefined,
     };
   }
 

@@ -55,11 +55,17 @@ export class DialogueStateTracker {
   /** When set, `update` adds `assistant_id` to event metadata that lacks it. */
   assistantId: string | null = null;
 
+  /** `stateOf`: a tracker whose state this one starts from (for `copy`); default: initial. */
   constructor(
     readonly senderId: string,
     private readonly slotDefinitions: readonly SlotDefinition[],
+    stateOf?: DialogueStateTracker,
   ) {
-    this.state = new MutableTrackerState(slotDefinitions, () => this.appliedEvents());
+    this.state = new MutableTrackerState(
+      slotDefinitions,
+      () => this.appliedEvents(),
+      stateOf?.state ?? null,
+    );
   }
 
   /** A tracker with `events` applied in order, slots from the domain. */
@@ -319,9 +325,8 @@ export class DialogueStateTracker {
    * the copy may share them.
    */
   copy(): DialogueStateTracker {
-    const tracker = this.initCopy();
+    const tracker = new DialogueStateTracker(this.senderId, this.slotDefinitions, this);
     for (const event of this.log) tracker.log.push(event);
-    tracker.state.copyFrom(this.state);
     const cache = this.appliedCache;
     tracker.appliedCache =
       cache === null
@@ -349,11 +354,14 @@ class MutableTrackerState implements TrackerState {
   loop: TrackerActiveLoop | null = null;
   stack: readonly unknown[] = EMPTY_STACK;
 
+  /** `from`: a state to take over (values shared, see `copyFrom`); null: the initial state. */
   constructor(
     private readonly slotDefinitions: readonly SlotDefinition[],
     private readonly appliedEvents: () => readonly DialogueEvent[],
+    from: MutableTrackerState | null,
   ) {
-    this.reset();
+    if (from === null) this.reset();
+    else this.copyFrom(from);
   }
 
   get latestActionName(): string | null {
