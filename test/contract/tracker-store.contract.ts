@@ -184,6 +184,44 @@ export function describeTrackerStoreContract(name: string, factory: TrackerStore
       });
     });
 
+    describe('retrieveAfter', () => {
+      it('reads the events stored after a version, with the version now', async () => {
+        const c = id();
+        const v1 = await store.appendIfUnchanged(c, enc(ev('pause', 1), ev('resume', 2)), null);
+        expect(v1).not.toBeNull();
+        const at = v1 as StoreVersion;
+        expect(await store.retrieveAfter(c, at)).toEqual({ events: [], version: at, firstSeq: 3 });
+        await store.append(c, [ev('pause', 3)]);
+        const v3 = await store.appendIfUnchanged(c, enc(ev('resume', 4), sessionStart(5)), {
+          generation: at.generation,
+          lastSeq: 3,
+        });
+        expect(await store.retrieveAfter(c, at)).toEqual({
+          events: [ev('pause', 3), ev('resume', 4), sessionStart(5)],
+          version: v3,
+          firstSeq: 3,
+        });
+        expect(stamps((await store.retrieveAfter(c, { ...at, lastSeq: 0 }))?.events)).toEqual([
+          1, 2, 3, 4, 5,
+        ]);
+      });
+
+      it('answers null for a conversation created anew or gone since', async () => {
+        const c = id();
+        await store.append(c, [ev('pause', 1)]);
+        const v1 = (await store.version(c)) as StoreVersion;
+        await store.replace(c, [ev('pause', 1), ev('resume', 2)]);
+        expect(await store.retrieveAfter(c, v1)).toBeNull();
+        const v2 = (await store.version(c)) as StoreVersion;
+        expect((await store.retrieveAfter(c, v2))?.events).toEqual([]);
+        await store.delete(c);
+        expect(await store.retrieveAfter(c, v2)).toBeNull();
+        expect(
+          await store.retrieveAfter(id(), { generation: randomUUID(), lastSeq: 0 }),
+        ).toBeNull();
+      });
+    });
+
     describe('appendIfUnchanged', () => {
       it('creates a conversation only when null is expected and it does not exist', async () => {
         const c = id();

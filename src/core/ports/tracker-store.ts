@@ -41,6 +41,17 @@ export abstract class TrackerStore {
     options?: RetrieveOptions,
   ): Promise<VersionedEvents | null>;
 
+  /**
+   * The events stored after `after` (read at that version before), with the version read now:
+   * how a replica brings a cached copy up to date with what others wrote. `null` when the
+   * conversation no longer exists or was created anew since (another generation): read it
+   * whole. An empty `events` means nothing was written since.
+   */
+  abstract retrieveAfter(
+    conversationId: string,
+    after: StoreVersion,
+  ): Promise<VersionedEvents | null>;
+
   /** The current version, or `null` when the conversation does not exist. */
   abstract version(conversationId: string): Promise<StoreVersion | null>;
 

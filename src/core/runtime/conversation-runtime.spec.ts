@@ -181,11 +181,21 @@ class HandOverLocks extends SharedLocks {
   }
 }
 
-/** Counts conditional appends (one per attempt of a turn), full session reads, version checks. */
+/**
+ * Counts conditional appends (one per attempt of a turn), full session reads, version checks
+ * and reads of the events after a version (catch-ups).
+ */
 class CountingStore extends InMemoryTrackerStore {
   attempts = 0;
   reads = 0;
   versionChecks = 0;
+  catchUps = 0;
+  override retrieveAfter(
+    ...args: Parameters<InMemoryTrackerStore['retrieveAfter']>
+  ): ReturnType<InMemoryTrackerStore['retrieveAfter']> {
+    this.catchUps++;
+    return super.retrieveAfter(...args);
+  }
   private appending = false;
   override version(
     ...args: Parameters<InMemoryTrackerStore['version']>
@@ -385,6 +395,59 @@ describe('ConversationRuntime', () => {
     expect([store.attempts, store.reads]).toEqual([1, 0]);
   });
 
+  it('brings a stale cached session up to date with what another instance wrote, as a fresh read builds it', async () => {
+    const store = new CountingStore();
+    const a = setup({ store, locks: new SharedLocks() });
+    const b = setup({ store, locks: new SharedLocks() });
+    const fresh = setup({ store, cacheSize: 0 });
+    const user = (text: string): Record<string, unknown> => ({
+      event: 'user',
+      text,
+      parse_data: { intent: { name: 'greet', confidence: 0.9 }, entities: [] },
+    });
+    await append(a.runtime, 'caught', [user('hi'), { event: 'slot', name: 'x', value: 'a1' }]);
+    for (let round = 1; round <= 3; round++) {
+      await append(b.runtime, 'caught', [
+        { event: 'bot', text: `b${round}` },
+        { event: 'slot', name: 'x', value: `b${round}` },
+        user(`again ${round}`),
+      ]);
+      store.reads = 0;
+      store.catchUps = 0;
+      store.attempts = 0;
+      // Round-robin: a's copy is one turn behind; it reads only the events since, once.
+      const answer = await append(a.runtime, 'caught', [
+        { event: 'slot', name: 'x', value: `a${round + 1}` },
+      ]);
+      expect([store.reads, store.catchUps, store.attempts]).toEqual([0, 1, 1]);
+      expect(answer).toEqual(await fresh.runtime.trackerState('caught', EventVerbosity.ALL));
+    }
+    const values = ((await store.retrieve('caught')) ?? [])
+      .filter((e) => e.event === 'slot')
+      .map((e) => (e as JsonObject).value);
+    expect(values).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3', 'a4']);
+  });
+
+  it('reads the latest session whole when another instance started a new one', async () => {
+    const store = new CountingStore();
+    const a = setup({ store, locks: new SharedLocks() });
+    const b = setup({ store, locks: new SharedLocks() });
+    await append(a.runtime, 'renewed', [{ event: 'slot', name: 'x', value: 'old' }]);
+    await append(b.runtime, 'renewed', [
+      { event: 'action', name: 'action_session_start' },
+      { event: 'session_started' },
+      { event: 'action', name: 'action_listen' },
+    ]);
+    store.reads = 0;
+    store.catchUps = 0;
+    const answer = await append(a.runtime, 'renewed', [{ event: 'slot', name: 'y', value: 1 }]);
+    expect([store.reads, store.catchUps]).toEqual([1, 1]);
+    // a's session is the new one: the slot set before it is gone, as on a fresh read.
+    expect((answer.slots as JsonObject).x).toBeNull();
+    const events = answer.events as JsonObject[];
+    expect(events[0]).toMatchObject({ event: 'action', name: 'action_session_start' });
+  });
+
   it('uses a cached session without asking the store when the lock hands over its version', async () => {
     const store = new CountingStore();
     const board = new Map<string, StoreVersion>();
@@ -397,17 +460,18 @@ describe('ConversationRuntime', () => {
     // The version a's own last turn left is the one it cached: no check, no read.
     await append(a.runtime, 'handed', [{ event: 'slot', name: 'n', value: 'a2' }]);
     expect([store.versionChecks, store.reads]).toEqual([0, 0]);
-    // b wrote since: the handed-over version differs, a reads the session again and runs once.
+    // b wrote since: the handed-over version differs, a reads what b wrote and runs once.
     await append(b.runtime, 'handed', [{ event: 'slot', name: 'n', value: 'b1' }]);
     store.attempts = 0;
     store.reads = 0;
+    store.catchUps = 0;
     await append(a.runtime, 'handed', [{ event: 'slot', name: 'n', value: 'a3' }]);
-    expect([store.attempts, store.reads]).toEqual([1, 1]);
+    expect([store.attempts, store.reads, store.catchUps]).toEqual([1, 0, 1]);
     // Nothing handed over (a holder died): the store is asked.
     board.clear();
-    store.versionChecks = 0;
+    store.catchUps = 0;
     await append(a.runtime, 'handed', [{ event: 'slot', name: 'n', value: 'a4' }]);
-    expect(store.versionChecks).toBe(1);
+    expect([store.reads, store.catchUps]).toEqual([0, 1]);
     const values = ((await store.retrieve('handed')) ?? [])
       .filter((e) => e.event === 'slot')
       .map((e) => (e as JsonObject).value);

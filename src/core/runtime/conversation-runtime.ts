@@ -4,6 +4,7 @@ import { type ActionEndpoint } from 'src/core/actions/remote-action';
 import { extractSlots } from 'src/core/actions/slot-extraction';
 import { CollectingOutputChannel, type OutputChannel } from 'src/core/channels/output-channel';
 import { type UserMessage } from 'src/core/channels/user-message';
+import { ACTION_SESSION_START_NAME } from 'src/core/domain/domain-constants';
 import { DialogueError } from 'src/core/errors/dialogue-error';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { encodeEvent } from 'src/core/events/encoded-event';
@@ -693,9 +694,10 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
 
   /**
    * The latest session, from the cache or the store. With a lock shared by several instances, a
-   * cached session is used only at the version the lock's previous holder left, or else after
-   * a one-row version check: another instance may have written since, and a turn run on a
-   * stale session would be refused at the append and run again (its custom actions twice).
+   * cached session is used as it is only at the version the lock's previous holder left; else
+   * it is brought up to date with the events written since (one read that is also the version
+   * check: behind a round-robin balancer, another instance wrote the previous turn). A turn run
+   * on a stale session would be refused at the append and run again (its custom actions twice).
    */
   private async latestSession(
     conversationId: string,
@@ -708,7 +710,9 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       if (!this.locks.sharedAcrossProcesses()) return cached;
       const left = lease.lastVersion;
       if (left !== undefined && sameVersion(left, cached.version)) return cached;
-      if (sameVersion(await this.store.version(conversationId), cached.version)) return cached;
+      if (cached.version === null) {
+        if ((await this.store.version(conversationId)) === null) return cached;
+      } else if (await this.catchUp(conversationId, cached, cached.version)) return cached;
     }
     const read = await this.store.retrieveVersioned(conversationId, { latestSessionOnly: true });
     const events = read?.events ?? [];
@@ -718,6 +722,35 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       firstSeq: read?.firstSeq ?? 1,
       bytes: estimateJsonSize(events) * MEMORY_PER_JSON_CHAR,
     };
+  }
+
+  /**
+   * Applies to `cached` the events stored after `at`, as a fresh read would have applied them;
+   * `false` (and `cached` untouched) when it cannot: the conversation was created anew, or a
+   * new session started (the cached one is no longer the latest).
+   */
+  private async catchUp(
+    conversationId: string,
+    cached: CachedSession,
+    at: StoreVersion,
+  ): Promise<boolean> {
+    const newer = await this.store.retrieveAfter(conversationId, at);
+    if (newer === null) return false;
+    if (newer.events.length === 0) return true;
+    if (newer.events.some(isSessionStart)) return false;
+    // Out of the cache while it changes: a failure half-way must not leave it there.
+    this.cache.delete(conversationId);
+    const { tracker } = cached;
+    const { modelId, assistantId } = tracker;
+    // Stored events are applied as stored (a fresh read stamps nothing either).
+    tracker.modelId = null;
+    tracker.assistantId = null;
+    for (const event of this.deserialize(newer.events)) tracker.update(event);
+    tracker.modelId = modelId;
+    tracker.assistantId = assistantId;
+    cached.version = newer.version;
+    cached.bytes += estimateJsonSize(newer.events) * MEMORY_PER_JSON_CHAR;
+    return true;
   }
 
   /**
@@ -782,6 +815,10 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     const resolved = name === 'latest' ? (tracker?.latestInputChannel ?? null) : name;
     return resolved === null ? null : this.outputs.resolve(resolved);
   }
+}
+
+function isSessionStart(event: SerializedEvent): boolean {
+  return event.event === 'action' && event.name === ACTION_SESSION_START_NAME;
 }
 
 function predictionBody(

@@ -59,6 +59,18 @@ export class InMemoryTrackerStore extends TrackerStore {
     });
   }
 
+  retrieveAfter(conversationId: string, after: StoreVersion): Promise<VersionedEvents | null> {
+    const stored = this.conversations.get(conversationId);
+    if (stored === undefined || stored.generation !== after.generation) {
+      return Promise.resolve(null);
+    }
+    return Promise.resolve({
+      events: copy(stored.events.slice(after.lastSeq)),
+      version: { generation: stored.generation, lastSeq: stored.events.length },
+      firstSeq: after.lastSeq + 1,
+    });
+  }
+
   version(conversationId: string): Promise<StoreVersion | null> {
     const stored = this.conversations.get(conversationId);
     return Promise.resolve(

@@ -2,7 +2,7 @@ import { type ActionEndpoint, type Tracer, type TrackerStore } from 'src/core';
 import { parleyMetrics } from './parley-metrics';
 
 /** Tracker store calls whose span says they read, and those that write. */
-const READS = new Set(['retrieve', 'retrieveVersioned', 'version', 'exists']);
+const READS = new Set(['retrieve', 'retrieveVersioned', 'retrieveAfter', 'version', 'exists']);
 
 /**
  * The tracker store with every call timed (`parley_tracker_store_query_seconds{op}`, op = the

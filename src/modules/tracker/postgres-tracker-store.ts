@@ -73,6 +73,13 @@ const READ_EVENTS = (latestSessionOnly: boolean): string => `
       ${latestSessionOnly ? 'AND e.seq >= COALESCE(c.session_start_seq, 0)' : ''}) AS events
   FROM conversation c WHERE c.id = $1`;
 
+/** The events after a known position, if the conversation is still of the same generation. */
+const READ_AFTER = `
+  SELECT c.generation, c.last_seq,
+    (SELECT json_agg(e.data ORDER BY e.seq)::text FROM conversation_event e
+      WHERE e.conversation_id = c.id AND e.seq > $2) AS events
+  FROM conversation c WHERE c.id = $1 AND c.generation = $3`;
+
 /** The part of pg's Pool this store uses for named (server-side prepared) statements. */
 interface PgPool {
   query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
@@ -132,6 +139,24 @@ export class PostgresTrackerStore extends TrackerStore {
       events: JSON.parse(row.events) as SerializedEvent[],
       version: { generation: row.generation, lastSeq: row.last_seq },
       firstSeq: latest ? Math.max(1, row.session_start_seq ?? 1) : 1,
+    };
+  }
+
+  async retrieveAfter(
+    conversationId: string,
+    after: StoreVersion,
+  ): Promise<VersionedEvents | null> {
+    const rows = await this.prepared<VersionRow & { events: string | null }>(
+      'parley_read_after',
+      READ_AFTER,
+      [conversationId, after.lastSeq, after.generation],
+    );
+    const row = rows[0];
+    if (row === undefined) return null;
+    return {
+      events: row.events === null ? [] : (JSON.parse(row.events) as SerializedEvent[]),
+      version: { generation: row.generation, lastSeq: row.last_seq },
+      firstSeq: after.lastSeq + 1,
     };
   }
 
