@@ -2,7 +2,7 @@
 // Lock hand-over: how long after the holder of a conversation's lock finishes its work a waiter
 // on another instance starts its own (scale-out A.3: p95 ≤ 20 ms; Rasa polls every second).
 //
-//   npm run build && node bench/lock-wake.js [--handovers 300] [--conversations 10]
+//   npm run build && node bench/lock-wake.js [--handovers 300] [--conversations 10] [--locks 20000]
 //
 // Two lock store objects per kind, each with its own connections, stand in for two instances
 // (one process, the compiled stores of dist/): Redis `concurrent_redis` (REDIS_URL, default
@@ -11,6 +11,9 @@
 // B asks for it; once B is seen waiting in the store (its ticket queued in Redis, its advisory
 // lock request not granted in pg_locks), A's work ends; the figure is the time from that end to
 // the start of B's work (release, wake-up, B's acquisition). A and B swap roles every time.
+// Then the cost of an uncontended lock as a turn takes it: --locks lock/unlock cycles over 50
+// conversations at once (each leaving a version, as a turn does), per store: locks/s, this
+// process's CPU per lock and, for Redis, the Redis server's own CPU per lock (INFO cpu).
 // Database: DATABASE_URL's server (a fresh `parley_bench_<ts>` database, dropped afterwards) or
 // a throwaway embedded PostgreSQL. Results: console and bench/results/lock-wake.json.
 const { performance } = require('node:perf_hooks');
@@ -63,6 +66,35 @@ async function measure(stores, waiting, opts, label) {
   return delays;
 }
 
+/** --locks lock/unlock cycles, 50 conversations at once; `serverCpu()` in seconds, or null. */
+async function throughput(store, label, locks, serverCpu) {
+  const conversations = 50;
+  const cycle = async (c, n) => {
+    for (let i = 0; i < n; i++) {
+      await store.withLock(`${label}-t${c}`, async (lease) => {
+        lease?.leave?.({ generation: 'bench', lastSeq: i + 1 });
+      });
+    }
+  };
+  const all = (n) => Promise.all(Array.from({ length: conversations }, (_, c) => cycle(c, n)));
+  await all(Math.ceil(locks / conversations / 4)); // warm-up
+  const perConversation = Math.ceil(locks / conversations);
+  const total = perConversation * conversations;
+  const server0 = await serverCpu();
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  await all(perConversation);
+  const ms = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
+  const server1 = await serverCpu();
+  return {
+    locks: total,
+    'locks/s': round((total / ms) * 1000),
+    'client CPU µs/lock': round((cpu.user + cpu.system) / total),
+    'server CPU µs/lock': server0 === null ? '' : round(((server1 - server0) * 1e6) / total),
+  };
+}
+
 function summary(delays) {
   const sorted = [...delays].sort((x, y) => x - y);
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -76,7 +108,13 @@ function summary(delays) {
 }
 
 async function main() {
-  const opts = parseNumberArgs(process.argv.slice(2), { handovers: 300, conversations: 10 });
+  const opts = parseNumberArgs(process.argv.slice(2), {
+    handovers: 300,
+    conversations: 10,
+    locks: 20_000,
+  });
+  const costs = {};
+  const none = async () => null;
   const load = loadAverage({ warn: true });
   const Redis = require('ioredis');
   const { Pool } = require('pg');
@@ -101,6 +139,7 @@ async function main() {
     rows['in-process (reference)'] = summary(
       await measure([counting, counting], (id) => queued.has(id), opts, 'mem'),
     );
+    costs['in-process (reference)'] = await throughput(memory, 'mem', opts.locks, none);
 
     // Redis: two stores with their own connections, one key prefix.
     const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -131,12 +170,27 @@ async function main() {
     rows['Redis concurrent_redis'] = summary(
       await measure(redisStores, async (id) => (await probe.zcard(queue(id))) >= 2, opts, 'redis'),
     );
+    const redisCpu = async () => {
+      const info = await probe.info('cpu');
+      const field = (name) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? NaN);
+      return field('used_cpu_user') + field('used_cpu_sys');
+    };
+    costs['Redis concurrent_redis'] = await throughput(
+      redisStores[0],
+      'redis',
+      opts.locks,
+      redisCpu,
+    );
 
     // PostgreSQL: two stores with their own lock pools.
     const pgStores = [0, 1].map(() => new PostgresLockStore(db.url, 2, LOCK_TIMEOUT_MS));
     for (const store of pgStores) closers.push(() => store.onApplicationShutdown());
     const pool = new Pool({ connectionString: db.url, max: 1 });
     closers.push(() => pool.end());
+    // The store reads the conversation's version with the lock (the columns it reads).
+    await pool.query(
+      'CREATE TABLE IF NOT EXISTS conversation (id text PRIMARY KEY, generation uuid, last_seq int)',
+    );
     const blocked = async () =>
       (
         await pool.query(
@@ -146,8 +200,11 @@ async function main() {
         )
       ).rows[0].n >= 1;
     rows['PostgreSQL advisory'] = summary(await measure(pgStores, blocked, opts, 'pg'));
+    costs['PostgreSQL advisory'] = await throughput(pgStores[0], 'pg', opts.locks, none);
 
     console.table(rows);
+    console.log('uncontended locks, 50 conversations at once:');
+    console.table(costs);
     const target =
       rows['Redis concurrent_redis']['p95 (ms)'] <= 20 &&
       rows['PostgreSQL advisory']['p95 (ms)'] <= 20;
@@ -156,6 +213,7 @@ async function main() {
     writeResults(path.join(ROOT, 'bench', 'results', 'lock-wake.json'), {
       options: opts,
       rows,
+      costs,
       targetPass: target,
       load,
       database: db.kind,
