@@ -105,6 +105,33 @@ describe('training is reproducible', () => {
     const b = await trainNlu(data, config, { seed: 3 });
     expect(JSON.stringify(a.toJSON())).toBe(JSON.stringify(b.toJSON()));
   });
+
+  it('gives the same model for the same examples in any file order', async () => {
+    const config = {
+      language: 'en',
+      pipeline: [
+        { name: 'WhitespaceTokenizer' },
+        { name: 'LexicalSyntacticFeaturizer' },
+        { name: 'CountVectorsFeaturizer' },
+        { name: 'CountVectorsFeaturizer', analyzer: 'char_wb', min_ngram: 1, max_ngram: 3 },
+        { name: 'DIETClassifier', epochs: 20 },
+      ],
+    };
+    const reversed = { ...data, examples: [...data.examples].reverse() };
+    // Every third example first, then the rest: intents interleaved differently.
+    const interleaved = {
+      ...data,
+      examples: [
+        ...data.examples.filter((_, i) => i % 3 === 0),
+        ...data.examples.filter((_, i) => i % 3 !== 0),
+      ],
+    };
+    const models = await Promise.all(
+      [data, reversed, interleaved].map((d) => trainNlu(d, config, { seed: 5 })),
+    );
+    const [first, ...others] = models.map((m) => JSON.stringify(m.toJSON()));
+    for (const other of others) expect(other).toBe(first);
+  });
 });
 
 describe('config keys a component does not read', () => {

@@ -26,6 +26,7 @@ import { defaultTrainingThreads } from 'src/core/nlu/softmax-parallel';
 import { stateRecord } from 'src/core/nlu/sparse';
 import { type ComponentConfig, type NluConfig } from 'src/core/training-data/config-reader';
 import {
+  type NluExample,
   type NluTrainingData,
   type ResponseVariation,
 } from 'src/core/training-data/nlu-training-data';
@@ -376,7 +377,11 @@ export async function trainNlu(
 ): Promise<TrainedNlu> {
   const warnings: string[] = [];
   const pipeline = resolvePipeline(config, options.substituteUnsupported ?? false, warnings);
-  const messages = data.examples.filter((e) => e.text.length > 0).map(newTrainingMessage);
+  // The model must not depend on the order examples were written in: components see them in
+  // one canonical order (every shuffle after that is seeded).
+  const messages = canonicalOrder(data.examples.filter((e) => e.text.length > 0)).map(
+    newTrainingMessage,
+  );
   const responses = { ...data.responses, ...(options.responses ?? {}) };
   const steps: PipelineStep[] = [];
   const onProgress = options.onProgress;
@@ -420,6 +425,21 @@ export async function trainNlu(
     await yieldNow();
   }
   return new TrainedNlu(steps, config.language, warnings);
+}
+
+/** The examples sorted by intent, text, entities and metadata (code-unit order). */
+function canonicalOrder(examples: readonly NluExample[]): NluExample[] {
+  const keyed = examples.map((example) => ({
+    example,
+    key: [
+      example.intent,
+      example.text,
+      JSON.stringify(example.entities),
+      JSON.stringify(example.metadata ?? null),
+    ].join('\u0000'),
+  }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map((k) => k.example);
 }
 
 /** Restores a pipeline from TrainedNlu.toJSON(). */
