@@ -355,9 +355,57 @@ export function syntheticCorpus(intents = 150, perIntent = 100, seed = 7): NluTr
 
 const fmt = (x: number | null, d = 3): string => (x === null ? '  n/a' : x.toFixed(d));
 
+/** Intent micro-F1 (None excluded) and the model's hash, trained with `seed`. */
+async function intentF1Of(
+  train: NluTrainingData,
+  test: readonly NluExample[],
+  seed: number,
+): Promise<{ f1: number; hash: string }> {
+  const model = await trainNlu(
+    train,
+    { language: 'en', pipeline: pipelineFromEnv() },
+    { seed, ...THREADS },
+  );
+  const pred = test.map((ex) => {
+    const name = model.process(ex.text).intent?.name ?? null;
+    return name === null || name === 'nlu_fallback' ? NONE : name;
+  });
+  const counts = scoreIntents(
+    test.map((e) => e.intent),
+    pred,
+  );
+  const hash = createHash('sha256')
+    .update(JSON.stringify(model.toJSON()))
+    .digest('hex')
+    .slice(0, 12);
+  return { f1: f1(counts), hash };
+}
+
+/** The examples in a seeded random order (Fisher–Yates on a small LCG). */
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const out = [...items];
+  let state = seed >>> 0 || 1;
+  const next = (): number => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+const spread = (xs: readonly number[]): string => {
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return `mean ${mean.toFixed(3)}, min ${Math.min(...xs).toFixed(3)}, max ${Math.max(...xs).toFixed(3)}`;
+};
+
 export async function main(args: readonly string[]): Promise<void> {
   const skipNlpJs = args.includes('--skip-nlpjs');
   const skipSynthetic = args.includes('--skip-synthetic');
+  const ordersAt = args.indexOf('--orders');
+  const orders = ordersAt >= 0 ? Number(args[ordersAt + 1] ?? 5) : 0;
   const results: Record<string, unknown> = {};
   const totals = { parley: { tp: 0, fp: 0, fn: 0 }, nlpjs: { tp: 0, fp: 0, fn: 0 } };
   console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
@@ -382,6 +430,23 @@ export async function main(args: readonly string[]): Promise<void> {
     totals.parley.fn += parley.counts.fn;
     const { model: _model, ...parleyResult } = parley;
     results[name] = { parley: parleyResult, unlocatedEntities: corpus.unlocatedEntities };
+    if (orders > 0) {
+      // The same examples in `orders` file orders (seed 42), then `orders` seeds (file order).
+      const byOrder = [];
+      for (let k = 1; k <= orders; k++) {
+        const train = { ...corpus.train, examples: shuffled(corpus.train.examples, k) };
+        byOrder.push(await intentF1Of(train, corpus.test.examples, 42));
+      }
+      const bySeed = [];
+      for (let k = 1; k <= orders; k++) {
+        bySeed.push(await intentF1Of(corpus.train, corpus.test.examples, 42 + k));
+      }
+      const models = new Set(byOrder.map((r) => r.hash)).size;
+      console.log(
+        `${''.padEnd(18)}intent F1 over ${orders} file orders: ${spread(byOrder.map((r) => r.f1))} (${models} distinct model${models === 1 ? '' : 's'}); over ${orders} seeds: ${spread(bySeed.map((r) => r.f1))}`,
+      );
+      (results[name] as Record<string, unknown>)['orders'] = { byOrder, bySeed };
+    }
     if (!skipNlpJs) {
       const { manager, ...nlpjs } = await runNlpJs(corpus.train, corpus.test.examples);
       console.log(line('nlp.js', nlpjs));
