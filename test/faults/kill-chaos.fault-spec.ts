@@ -31,9 +31,8 @@ import {
  * once the lock lease has run out a fresh message to every conversation succeeds (no lock left
  * behind by a killed holder).
  *
- * CRASH_KILLS sets the number of kills (default 100), shared by one kill loop per replica: each
- * kills its replica at a random moment after it is ready again, so a run takes about
- * CRASH_KILLS / 2 × (start-up time + ≤ 1 s).
+ * CRASH_KILLS sets the number of kills (default 100). Each kill waits for both replicas to be
+ * ready (one always serves), so a run takes about CRASH_KILLS × (start-up time + ≤ 1 s).
  */
 const KILLS = Number(process.env.CRASH_KILLS ?? 100);
 const CLIENTS = 50;
@@ -54,6 +53,7 @@ describeWithRedis('kill -9 chaos over two replicas', (redis) => {
   jest.setTimeout(KILLS * (RESTART_GIVE_UP_MS + KILL_SPREAD_MS) + 300_000);
   const dir = mkdtempSync(join(tmpdir(), 'parley-kill-chaos-'));
   const slots: Replica[] = [];
+  const ready: boolean[] = [false, false];
   const ports: number[] = [];
   let args: string[];
   let env: NodeJS.ProcessEnv;
@@ -90,6 +90,7 @@ describeWithRedis('kill -9 chaos over two replicas', (redis) => {
     if (first.some((ms) => ms === null)) {
       throw new Error(`a replica did not start:\n${slots.map((r) => r.output()).join('\n')}`);
     }
+    ready.fill(true);
     proxy = await startRoundRobinProxy(
       ports.map((p) => `http://127.0.0.1:${p}`),
       { checkMs: 100 },
@@ -136,25 +137,26 @@ describeWithRedis('kill -9 chaos over two replicas', (redis) => {
       const readyMs = await waitReady(replica, RESTART_GIVE_UP_MS);
       restarts.push({ slot, readyMs });
       if (readyMs === null) failedRestart = replica.output();
+      else ready[slot] = true;
     };
 
-    // One kill loop per replica: each kills its replica at a random moment once it is ready
-    // again, until KILLS kills in all. The replicas' outages overlap at times (both down: the
-    // proxy answers 502/503 and clients retry), so a run takes about half the start-ups in a row.
     let kills = 0;
-    const killLoop = async (slot: number): Promise<void> => {
+    const pending: Array<Promise<void>> = [];
+    try {
       while (kills < KILLS && failedRestart === undefined) {
+        // One replica always serves: the next kill waits until both are ready.
+        while (!ready.every(Boolean) && failedRestart === undefined) await sleep(20);
+        if (failedRestart !== undefined) break;
         await sleep(Math.random() * KILL_SPREAD_MS);
-        if (kills >= KILLS || failedRestart !== undefined) break;
-        kills++;
+        const slot = Math.random() < 0.5 ? 0 : 1;
         const victim = slots[slot] as Replica;
+        ready[slot] = false;
         victim.kill('SIGKILL');
         await victim.exited;
-        await restart(slot);
+        kills++;
+        pending.push(restart(slot));
       }
-    };
-    try {
-      await Promise.all(ports.map((_, slot) => killLoop(slot)));
+      await Promise.all(pending);
     } finally {
       stop = true;
       await Promise.all(clients);
