@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import request from 'supertest';
-import { FLOWSBOT, trainBot } from 'test/utils/bots';
+import { FLOWSBOT, sayRest, trainBot } from 'test/utils/bots';
 import { credentialsFile, removeTempDirs } from 'test/utils/channels';
-import { startTestApp, type TestApp } from 'test/utils/create-test-app';
+import { startTestApp, uniqueId, type TestApp } from 'test/utils/create-test-app';
 
 const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'browser-inspector-token';
@@ -143,5 +143,35 @@ describeWithChromium('inspector page in headless Chromium (flows bot, socketio)'
     await bot('The workshop is open Monday to Friday').waitFor();
     expect(blocked).toEqual([]);
     expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('follows a REST conversation on the rest page (?sender=), live', async () => {
+    const sender = uniqueId('insp-rest');
+    await sayRest(t.url, sender, 'when are you open');
+    const rest = await browser.newPage();
+    rest.on('pageerror', (e) => pageErrors.push(e.message));
+    await rest.route('**/*', (route) => {
+      const url = route.request().url();
+      if (new URL(url).hostname === '127.0.0.1') return route.continue();
+      blocked.push(url);
+      return route.abort();
+    });
+    try {
+      await rest.goto(`${t.url}/webhooks/rest/inspect.html?token=${TOKEN}&sender=${sender}`);
+      expect(await rest.locator('#composer').isHidden()).toBe(true);
+      await rest.locator('#messages li.user', { hasText: 'when are you open' }).waitFor();
+      await rest.locator('#messages li.bot', { hasText: 'The workshop is open' }).waitFor();
+      // A message over the REST channel reaches the open page through the stream.
+      await sayRest(t.url, sender, 'book a repair');
+      await rest.locator('#messages li.bot', { hasText: 'What kind of bike is it' }).waitFor();
+      await rest.locator('[role="tab"][data-tab="flow"]').click();
+      await rest
+        .locator('#flow .step.active[data-step-id="book_repair_0_collect_bike_type"]')
+        .waitFor();
+      expect(blocked).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await rest.close();
+    }
   }, 60_000);
 });
