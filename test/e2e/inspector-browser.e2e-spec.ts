@@ -121,6 +121,11 @@ describeWithChromium('inspector page in headless Chromium (flows bot, socketio)'
     expect(text).toContain('- user: "book a repair"');
     expect(text).toContain('- user: "road"');
     expect(text).toContain('- utter: utter_ask_bike_type');
+    // Copy puts the test case on the clipboard as shown.
+    await tab.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+    await tab.locator('#panel-test-case button.copy').click();
+    await tab.locator('#panel-test-case button.copy', { hasText: 'Copied' }).waitFor();
+    expect(await tab.evaluate('navigator.clipboard.readText()')).toBe(await testCase.textContent());
 
     await tabButton('events').click();
     expect(await tab.locator('#events li[data-event="user"]').count()).toBe(4);
