@@ -138,6 +138,29 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off', 'no-console': 'off' },
   },
   {
+    // The inspector page's plain browser script (served as is, no build step).
+    files: ['src/modules/inspector/page/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        document: 'readonly',
+        location: 'readonly',
+        history: 'readonly',
+        navigator: 'readonly',
+        performance: 'readonly',
+        crypto: 'readonly',
+        fetch: 'readonly',
+        WebSocket: 'readonly',
+        URL: 'readonly',
+        URLSearchParams: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        getSelection: 'readonly',
+        io: 'readonly',
+      },
+    },
+  },
+  {
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',

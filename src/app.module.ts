@@ -4,6 +4,7 @@ import { ChannelsModule } from 'src/modules/channels';
 import { ConversationsModule } from 'src/modules/conversations';
 import { ConversationsGraphqlModule } from 'src/modules/conversations-graphql';
 import { EventBrokerModule } from 'src/modules/event-broker';
+import { InspectorModule } from 'src/modules/inspector';
 import { ModelHttpModule } from 'src/modules/model';
 import { ObservabilityModule } from 'src/modules/observability';
 import { RateLimitModule } from 'src/modules/rate-limit';
@@ -32,6 +33,7 @@ export class AppModule {
         // Routes are registered in this order, and Express tries them one by one: the channels
         // (the REST channel's webhook, every user message) come first.
         ChannelsModule.forRoot(config),
+        InspectorModule.forRoot(config),
         AuthModule,
         // After AuthModule: its global guard runs first, so a verified token's subject is the
         // rate limit's client.

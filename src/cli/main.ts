@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import 'reflect-metadata';
 import { JWT_METHODS, LOG_LEVELS } from 'src/platform/config/app-config';
 import { ConfigError, validateEnv } from 'src/platform/config/validate-env';
@@ -113,11 +113,10 @@ export function buildCli(): Command {
       '--remote-storage <kind>',
       'load --model <name> from aws (any S3 API) or <module>.<class>; gcs and azure are not built in and are refused',
     )
-    .addOption(
-      new Option(
-        '--inspect',
-        "Rasa's inspector: NOT AVAILABLE in Parley (accepted for Rasa compatibility, ignored with a warning)",
-      ).default(false),
+    .option(
+      '--inspect',
+      'serve the development inspector: a page per input channel at /webhooks/<channel>/inspect.html',
+      false,
     )
     .addOption(new Option('--log-level <level>', 'log level').choices([...LOG_LEVELS]))
     .addHelpText('after', RUN_ENVIRONMENT_HELP)
@@ -130,11 +129,6 @@ export function buildCli(): Command {
           EXIT_USAGE,
           'parley.badFile',
           `error: --model: no model archive or folder at ${model}: train one with "parley train", or leave --model out to start without a model`,
-        );
-      }
-      if (opts.inspect) {
-        process.stderr.write(
-          "warning: --inspect: Rasa's inspector is not available in Parley; ignored\n",
         );
       }
       for (const [flag, file] of [
@@ -152,6 +146,55 @@ export function buildCli(): Command {
       const config = validateEnv({ ...process.env, ...runOptionsToEnv(opts) });
       const { runServer } = await import('./run.command.js');
       await runServer(config);
+    });
+
+  program
+    .command('inspect')
+    .description(
+      'Chat with the latest local model in the browser and inspect the conversation (as `parley run --inspect --enable-api` with only the socketio channel)',
+    )
+    .addOption(new Option('-p, --port <port>', 'port to listen on (default 5005)').argParser(port))
+    .option('-m, --model <path>', 'model archive, or a directory of archives (default models/)')
+    .option('--endpoints <file>', 'endpoints configuration (endpoints.yml)')
+    .option('-t, --auth-token <token>', 'token that API requests pass as ?token=')
+    .option(
+      '--jwt-secret <secret>',
+      'JWT secret (HS*) or public key (RS*/ES*/PS*) for Bearer tokens',
+    )
+    .addOption(new Option('--jwt-method <alg>', 'JWT algorithm').choices([...JWT_METHODS]))
+    .option('--cors <origins...>', 'allowed CORS origins ("*" for any)')
+    .addOption(new Option('--log-level <level>', 'log level').choices([...LOG_LEVELS]))
+    .action(async (opts: RunOptions) => {
+      const model = opts.model ?? process.env.PARLEY_MODEL ?? 'models';
+      if (!hasModel(model)) {
+        throw new CommanderError(
+          1,
+          'parley.noModel',
+          `No model found at ${model}. Train a model before running the server using \`parley train\`.`,
+        );
+      }
+      if (opts.endpoints !== undefined && !existsSync(opts.endpoints)) {
+        throw new CommanderError(
+          EXIT_USAGE,
+          'parley.badFile',
+          `error: --endpoints: file not found: ${opts.endpoints}`,
+        );
+      }
+      const env = runOptionsToEnv({ ...opts, model, enableApi: true, inspect: true });
+      const validated = validateEnv({ ...process.env, ...env });
+      const config = {
+        ...validated,
+        inspectConnector: 'socketio' as const,
+        files: { ...validated.files, credentials: null },
+      };
+      const { browserBase, runServer } = await import('./run.command.js');
+      await runServer(config, (_app, listening) => {
+        const token = config.auth.token;
+        const query = token === null ? '' : `?token=${encodeURIComponent(token)}`;
+        process.stdout.write(
+          `Inspector: ${browserBase(config.http.host, listening)}/webhooks/socketio/inspect.html${query}\n`,
+        );
+      });
     });
 
   program
@@ -348,6 +391,16 @@ export function buildCli(): Command {
   return program;
 }
 
+/** A model archive, or a folder holding at least one (`parley train` writes `*.tar.gz`). */
+function hasModel(path: string): boolean {
+  try {
+    if (!statSync(path).isDirectory()) return true;
+    return readdirSync(path).some((f) => f.endsWith('.tar.gz'));
+  } catch {
+    return false;
+  }
+}
+
 function loadDotEnv(): void {
   if (existsSync('.env')) {
     try {
@@ -367,6 +420,11 @@ async function main(argv: string[]): Promise<void> {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') {
         process.exitCode = 0;
+        return;
+      }
+      if (e.code === 'parley.noModel') {
+        process.stderr.write(`${e.message}\n`);
+        process.exitCode = 1;
         return;
       }
       if (e.code === 'parley.badFile') process.stderr.write(`${e.message}\n`);

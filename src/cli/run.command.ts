@@ -5,6 +5,7 @@ import pino from 'pino';
 import { createParleyApp } from 'src/bootstrap/create-app';
 import { gracefulShutdown } from 'src/bootstrap/graceful-shutdown';
 import { startEmbeddedIdpIfConfigured } from 'src/modules/auth';
+import { InspectorPages } from 'src/modules/inspector';
 import { readStoreEndpoints } from 'src/modules/tracker';
 import { DEFAULT_OPERATIONS, type AppConfig } from 'src/platform/config/app-config';
 import { checkDatabaseUrl } from 'src/platform/database/database-preflight';
@@ -19,7 +20,10 @@ import { watchLauncher } from './node-flags';
  * `parley run`: resolve the database (DATABASE_URL, or the embedded PostgreSQL under
  * `.parley/`), start the HTTP server, and shut both down cleanly on SIGINT/SIGTERM.
  */
-export async function runServer(configured: AppConfig): Promise<void> {
+export async function runServer(
+  configured: AppConfig,
+  onListening?: (app: NestExpressApplication, port: number) => void,
+): Promise<void> {
   let config = configured;
   const log = pino({ ...baseLoggerOptions(config.logLevel), base: { context: 'Bootstrap' } });
   if (config.files.credentials !== null && !existsSync(config.files.credentials)) {
@@ -90,10 +94,30 @@ export async function runServer(configured: AppConfig): Promise<void> {
       },
       'Parley is listening',
     );
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : config.http.port;
+    if (config.inspect) logInspectorPages(app, config.http.host, port);
+    onListening?.(app, port);
   } catch (e) {
     await idp?.stop().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw e;
+  }
+}
+
+/** The browser's address of a server listening on `host` (0.0.0.0 and :: shown as localhost). */
+export function browserBase(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+/** As Rasa: one line per channel with the address of its inspector page. */
+function logInspectorPages(app: NestExpressApplication, host: string, port: number): void {
+  const logger = new Logger('Inspector');
+  for (const channel of app.get(InspectorPages).channels()) {
+    logger.log(
+      `Development inspector for channel ${channel} is running. To inspect conversations, visit ${browserBase(host, port)}/webhooks/${channel}/inspect.html`,
+    );
   }
 }
 

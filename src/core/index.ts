@@ -203,6 +203,15 @@ export {
 } from 'src/core/dialogue/dialogue-state';
 export { trainingTrackers, type TrainingTracker } from 'src/core/dialogue/story-graph';
 export { PER_TOKEN_PARSE_KEYS, storedParseData } from 'src/core/events/json-values';
+export {
+  DEFAULT_STREAM_LIMITS,
+  StreamClose,
+  TrackerStreamHub,
+  type SessionStateReader,
+  type StreamClient,
+  type StreamConnection,
+  type TrackerStreamLimits,
+} from 'src/core/inspector/tracker-stream';
 export { type PolicyPrediction } from 'src/core/policies/policy';
 export {
   DEFAULT_POLICIES,

@@ -80,9 +80,11 @@ export async function startCliServer(
   readyTimeoutMs = 30_000,
   /** A given port (e.g. a replica restarted where the load balancer expects it); else a free one. */
   fixedPort?: number,
+  /** The server command: `run`, or `inspect`. */
+  command: 'run' | 'inspect' = 'run',
 ): Promise<CliServer> {
   const port = fixedPort ?? (await freePort());
-  const child = spawn(process.execPath, [BIN, 'run', ...args], {
+  const child = spawn(process.execPath, [BIN, command, ...args], {
     cwd: ROOT,
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,5 +114,5 @@ export async function startCliServer(
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
-  throw new Error(`parley run did not become ready:\n${output}`);
+  throw new Error(`parley ${command} did not become ready:\n${output}`);
 }

@@ -472,6 +472,18 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     return this.tracker({ conversationId, verbosity, until: null });
   }
 
+  /**
+   * The latest session's state after the last `restart`, as the development inspector's
+   * `tracker_stream` answers `retrieve` (Rasa's `current_state(AFTER_RESTART)` of the tracker
+   * its processor loads). An unknown conversation answers an empty tracker, not stored.
+   */
+  async sessionState(conversationId: string): Promise<TrackerState> {
+    const assistant = this.assistants.require();
+    const stored = await this.store.retrieve(conversationId, { latestSessionOnly: true });
+    const tracker = this.build(conversationId, stored ?? [], assistant);
+    return tracker.currentState(EventVerbosity.AFTER_RESTART, this.serialize);
+  }
+
   /** `GET /conversations/{id}/story`: the conversation as Rasa's YAML test stories. */
   async story(query: StoryQuery): Promise<string> {
     const assistant = this.assistants.require();

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { EngineModule } from 'src/modules/engine';
 import { IdempotencyModule } from 'src/modules/idempotency';
 import { type AppConfig } from 'src/platform/config/app-config';
-import { configureChannels } from './channel-config';
+import { type ChannelSetup, configureChannels } from './channel-config';
 import { CHANNEL_SETUP, ChannelsService } from './channels.service';
 import { readCredentialsFile } from './credentials';
 import { RestWebhookController } from './rest/rest-webhook.controller';
@@ -16,13 +16,32 @@ import { webhookController } from './webhook.controller';
  * gateway module. Bad entries stop the start with an error naming the key. Needs the core
  * ports MessageHandler, ConversationReader and OutputChannelDirectory from the application.
  */
+const setups = new WeakMap<AppConfig, ChannelSetup>();
+
+/**
+ * The input channels of a server, read once per configuration: `credentials.yml` (as `rasa
+ * run`: without --credentials, ./credentials.yml when it exists), or for `parley inspect` its
+ * one channel with defaults. `rest` is served in any case and not listed unless configured.
+ */
+export function channelSetupOf(config: AppConfig): ChannelSetup {
+  let setup = setups.get(config);
+  if (setup === undefined) {
+    if (config.inspectConnector === 'socketio') {
+      setup = configureChannels(new Map([['socketio', {}]]), '(parley inspect)');
+    } else {
+      const given = config.files.credentials === '' ? null : config.files.credentials;
+      const file = given ?? (existsSync('credentials.yml') ? 'credentials.yml' : null);
+      setup = configureChannels(readCredentialsFile(file), file ?? 'credentials.yml');
+    }
+    setups.set(config, setup);
+  }
+  return setup;
+}
+
 @Module({})
 export class ChannelsModule {
   static forRoot(config: AppConfig): DynamicModule {
-    // As `rasa run`: without --credentials, ./credentials.yml is used when it exists.
-    const given = config.files.credentials === '' ? null : config.files.credentials;
-    const file = given ?? (existsSync('credentials.yml') ? 'credentials.yml' : null);
-    const setup = configureChannels(readCredentialsFile(file), file ?? 'credentials.yml');
+    const setup = channelSetupOf(config);
     const controllers = setup.channels
       .filter((c) => c.kind === 'callback' || c.kind === 'socketio' || c.kind === 'custom')
       .map((c) => webhookController(c.name, c.kind !== 'socketio'));

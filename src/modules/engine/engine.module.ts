@@ -24,6 +24,7 @@ import {
   SystemClock,
   Tracer,
   TrackerStore,
+  TrackerStreamHub,
   type RuntimeLog,
 } from 'src/core';
 import { ModelModule } from 'src/modules/model';
@@ -134,6 +135,8 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
       },
     },
     ReminderPolling,
+    // The development inspector's tracker_stream: a turn listener only with --inspect.
+    { provide: TrackerStreamHub, useFactory: () => new TrackerStreamHub(runtimeLog('Inspector')) },
     {
       provide: ConversationRuntime,
       inject: [
@@ -146,6 +149,7 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
         APP_CONFIG,
         DIALOGUE_ENDPOINTS,
         Tracer,
+        TrackerStreamHub,
       ],
       useFactory: (
         store: TrackerStore,
@@ -157,6 +161,7 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
         config: AppConfig,
         endpoints: EngineEndpoints,
         tracer: Tracer,
+        inspector: TrackerStreamHub,
       ): ConversationRuntime => {
         const log = runtimeLog('Conversations');
         const runtime = new ConversationRuntime({
@@ -165,7 +170,9 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
           clock,
           assistants,
           outputs,
-          listeners: [new OutputDelivery(log), reminders],
+          listeners: config.inspect
+            ? [new OutputDelivery(log), reminders, inspector]
+            : [new OutputDelivery(log), reminders],
           log,
           tracer,
           observer: new PrometheusTurnObserver(),
@@ -179,6 +186,7 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
             nlg: endpoints.nlg,
           },
         });
+        inspector.attachReader((id) => runtime.sessionState(id));
         return runtime;
       },
     },
@@ -187,6 +195,7 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
   ],
   exports: [
     ConversationRuntime,
+    TrackerStreamHub,
     MessageHandler,
     ConversationReader,
     OutputChannelDirectory,

@@ -86,7 +86,13 @@ export interface AppConfig {
   readonly trustProxy: boolean | number | string;
   /** Operations: who may scrape `/metrics`, and how SIGTERM drains the server. */
   readonly operations?: OperationsConfig;
+  /** The development inspector (`--inspect`): every input channel gets its inspector page. */
   readonly inspect: boolean;
+  /**
+   * `parley inspect`: the only input channel is this one with its defaults, and no
+   * credentials file is read (as `rasa inspect`); absent for `parley run`.
+   */
+  readonly inspectConnector?: 'socketio';
   readonly logLevel: LogLevel;
   /** One log line per HTTP request at info level; false: at debug (written only at LOG_LEVEL=debug). */
   readonly logRequests: boolean;
