@@ -1,10 +1,6 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { type Client } from 'pg';
-import { trainModel } from 'src/cli/train.command';
-import { ran, startActionServer, type TestActionServer } from 'test/utils/action-server';
 import { BIN, ROOT } from 'test/utils/cli';
-import { FIXTURES } from 'test/utils/create-test-app';
 
 /**
  * What the fault specs share: the echo bot (test/fixtures/echobot: every message runs the custom
@@ -15,40 +11,12 @@ import { FIXTURES } from 'test/utils/create-test-app';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** "/say{…}" needs no NLU; the entity value makes each message text unique. */
-export const message = (label: string): string => `/say{"n":"${label}"}`;
-
-/** Trains the echo bot into `dir`/models and gives the model file. */
-export async function trainEchoModel(dir: string): Promise<string> {
-  const bot = join(FIXTURES, 'echobot');
-  const model = await trainModel(
-    {
-      data: [join(bot, 'data')],
-      domain: join(bot, 'domain.yml'),
-      config: join(bot, 'config.yml'),
-      out: join(dir, 'models'),
-      fixedModelName: 'echo',
-      force: true,
-    },
-    () => undefined,
-  );
-  return model.path;
-}
-
-/** The echo bot's action server; each call waits `delayMs` first (a turn that takes time). */
-export function startEchoActions(delayMs: number): Promise<TestActionServer> {
-  return startActionServer(
-    {
-      action_echo: async (call) => {
-        if (delayMs > 0) await sleep(delayMs);
-        const latest = call.tracker.latest_message as unknown as { text: string };
-        return ran([], [{ text: `echo ${latest.text}` }]);
-      },
-    },
-    // Long runs: the calls (each with its whole tracker) are not kept.
-    { record: false },
-  );
-}
+/** The echo bot's pieces (test/utils/echobot.ts), under the names the fault specs use. */
+export {
+  echoMessage as message,
+  startEchoActionServer as startEchoActions,
+  trainEchoBot as trainEchoModel,
+} from 'test/utils/echobot';
 
 /** One `parley run` process on a fixed port (not waited for: see `waitReady`). */
 export interface Replica {

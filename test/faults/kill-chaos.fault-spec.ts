@@ -63,7 +63,7 @@ describeWithRedis('kill -9 chaos over two replicas', (redis) => {
 
   beforeAll(async () => {
     const model = await trainEchoModel(dir);
-    actions = await startEchoActions(ACTION_DELAY_MS);
+    actions = await startEchoActions({ delayMs: ACTION_DELAY_MS, record: false });
     const { host, port } = redis();
     const endpoints = join(dir, 'endpoints.yml');
     writeFileSync(

@@ -63,7 +63,7 @@ describeWithPostgresBinaries('PostgreSQL restart under load', () => {
     if (!('bin' in found)) return;
     pg = await startPrivatePostgres(found.bin);
     const model = await trainEchoModel(dir);
-    actions = await startEchoActions(10);
+    actions = await startEchoActions({ delayMs: 10, record: false });
     const endpoints = join(dir, 'endpoints.yml');
     writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}"\n`);
     const env: NodeJS.ProcessEnv = {

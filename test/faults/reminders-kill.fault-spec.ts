@@ -443,7 +443,7 @@ describe('reminders over three replicas: kill -9 mid-window, full restart', () =
 
   beforeAll(async () => {
     const model = await trainEchoModel(dir);
-    actions = await startEchoActions(ACTION_DELAY_MS);
+    actions = await startEchoActions({ delayMs: ACTION_DELAY_MS, record: false });
     const endpoints = join(dir, 'endpoints.yml');
     writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}"\n`);
     args = ['--enable-api', '--model', model, '--endpoints', endpoints];

@@ -27,14 +27,25 @@ export async function trainEchoBot(dir: string): Promise<string> {
   return model.path;
 }
 
-/** The action server answering `action_echo` (on loopback). */
-export function startEchoActionServer(): Promise<TestActionServer> {
-  return startActionServer({
-    action_echo: (call) => {
-      const latest = call.tracker.latest_message as unknown as { text: string };
-      return ran([], [{ text: `echo ${latest.text}` }]);
+/**
+ * The action server answering `action_echo` (on loopback). `delayMs`: each call waits that long
+ * first (a turn that takes time); `record: false` keeps no calls (long runs: each call carries
+ * the whole tracker).
+ */
+export function startEchoActionServer(
+  options: { delayMs?: number; record?: boolean } = {},
+): Promise<TestActionServer> {
+  const delayMs = options.delayMs ?? 0;
+  return startActionServer(
+    {
+      action_echo: async (call) => {
+        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+        const latest = call.tracker.latest_message as unknown as { text: string };
+        return ran([], [{ text: `echo ${latest.text}` }]);
+      },
     },
-  });
+    { record: options.record ?? true },
+  );
 }
 
 /** "/say{…}" needs no NLU; the entity value makes each message text unique. */

@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { trainModel } from 'src/cli/train.command';
 import { ran, startActionServer, type TestActionServer } from 'test/utils/action-server';
 import { startCliServer, type CliServer } from 'test/utils/cli';
-import { FIXTURES } from 'test/utils/create-test-app';
+import { echoMessage, trainEchoBot } from 'test/utils/echobot';
 import { describeWithRedis, uniqueKeyPrefix, type TestRedis } from 'test/utils/redis';
 
 /**
@@ -156,18 +155,7 @@ export async function startReplicas(options: {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const bot = join(FIXTURES, 'echobot');
-    const model = await trainModel(
-      {
-        data: [join(bot, 'data')],
-        domain: join(bot, 'domain.yml'),
-        config: join(bot, 'config.yml'),
-        out: join(dir, 'models'),
-        fixedModelName: 'echo',
-        force: true,
-      },
-      () => undefined,
-    );
+    const model = await trainEchoBot(dir);
     actions = await startEchoActions();
     const endpoints = join(dir, 'endpoints.yml');
     writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}"\n${options.lockEndpoints}`);
@@ -179,7 +167,7 @@ export async function startReplicas(options: {
       DATABASE_POOL_SIZE: '10',
       ...options.env,
     };
-    const args = ['--enable-api', '--model', model.path, '--endpoints', endpoints];
+    const args = ['--enable-api', '--model', model, '--endpoints', endpoints];
     // Servers starting at once on a busy 2-core machine: a generous readiness deadline. Each is
     // kept as soon as it is up, so stop() ends it also when another failed to start.
     await Promise.all(
@@ -213,7 +201,7 @@ export interface Sent {
 }
 
 /** "/say{…}" needs no NLU; the entity value makes each message text unique. */
-export const message = (label: string): string => `/say{"n":"${label}"}`;
+export const message = echoMessage;
 
 export async function post(base: string, sender: string, text: string): Promise<Sent> {
   try {
