@@ -290,6 +290,18 @@ describe('messaging connectors (moodbot)', () => {
       expect(sent).toEqual([GREETING.text, GREETING.text]);
     });
 
+    it('sends trigger_intent answers through Slack with output_channel=slack', async () => {
+      const id = uniqueId('D');
+      await request(t.url)
+        .post(`/conversations/${id}/trigger_intent?output_channel=slack`)
+        .send({ name: 'greet' })
+        .expect(200);
+      expect(slack.calls.map((c) => [c.path, (c.body as Record<string, unknown>).channel])).toEqual(
+        [['/api/chat.postMessage', id]],
+      );
+      expect(slack.calls[0]!.body).not.toHaveProperty('thread_ts');
+    });
+
     it('bounds the body: a body over the message limit is a 413', async () => {
       const body = JSON.stringify({ type: 'event_callback', pad: 'x'.repeat(70 * 1024) });
       const res = await post(body, slackHeaders(body));
@@ -388,6 +400,29 @@ describe('messaging connectors (moodbot)', () => {
       expect(events.map((e) => [e.text, e.input_channel])).toEqual([
         ['hi', 'telegram'],
         ['/mood_unhappy', 'telegram'],
+      ]);
+    });
+
+    it('sends trigger_intent answers to the chat with output_channel=telegram', async () => {
+      const id = chat();
+      telegram.calls.length = 0;
+      await request(t.url)
+        .post(`/conversations/${id}/trigger_intent?output_channel=telegram`)
+        .send({ name: 'greet' })
+        .expect(200);
+      expect(sent(telegram.calls)).toEqual([
+        [
+          '/sendMessage',
+          {
+            chat_id: String(id),
+            text: GREETING.text,
+            reply_markup: {
+              inline_keyboard: [
+                GREETING.buttons.map((b) => ({ text: b.title, callback_data: b.payload })),
+              ],
+            },
+          },
+        ],
       ]);
     });
 
