@@ -104,6 +104,18 @@ describe('messaging connectors (moodbot)', () => {
     await facebook?.close();
   });
 
+  it('serves a health route per connector and only the routes each platform uses', async () => {
+    for (const name of ['slack', 'telegram', 'facebook']) {
+      const res = await request(t.url).get(`/webhooks/${name}/`).expect(200);
+      expect(res.body).toEqual({ status: 'ok' });
+    }
+    const get = await request(t.url).get('/webhooks/slack/webhook');
+    expect(get.status).toBe(404);
+    expect(get.body.status).toBe('failure');
+    expect((await request(t.url).get('/webhooks/slack/set_webhook')).status).toBe(404);
+    expect((await request(t.url).put('/webhooks/facebook/webhook')).status).toBe(404);
+  });
+
   describe('slack', () => {
     const event = (user: string, text: string, ts = '1355517523.000005') =>
       JSON.stringify({
@@ -497,6 +509,14 @@ describe('messaging connectors (moodbot)', () => {
       expectUnauthorized(await post(body, null));
       expectUnauthorized(await post(body, metaSignature(body, 'not-the-secret')));
       expectUnauthorized(await post(body, metaSignature(`${body} `)));
+      // Only the SHA-1 header Rasa reads: not enough.
+      const sha1 = createHmac('sha1', FB_SECRET).update(body).digest('hex');
+      const onlySha1 = await request(t.url)
+        .post('/webhooks/facebook/webhook')
+        .set('Content-Type', 'application/json')
+        .set('X-Hub-Signature', `sha1=${sha1}`)
+        .send(body);
+      expectUnauthorized(onlySha1);
       expect(facebook.calls).toEqual([]);
       expect(await userEvents(t.url, psid)).toEqual([]);
     });
