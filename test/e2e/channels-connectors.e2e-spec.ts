@@ -261,14 +261,26 @@ describe('messaging connectors (moodbot)', () => {
       expect(retry.headers['x-slack-no-retry']).toBe('1');
       expect(slack.calls).toHaveLength(1);
       expect((await userEvents(t.url, user)).map((e) => e.text)).toEqual(['hi']);
-      // A retry for another reason is handled again, as Rasa does.
-      await post(body, {
+      // A retry for another reason of an event already answered replays that answer (Rasa would
+      // run the turn again).
+      const other = await post(body, {
         ...slackHeaders(body),
         'X-Slack-Retry-Num': '2',
         'X-Slack-Retry-Reason': 'http_error',
       }).expect(200);
-      expect(slack.calls.length).toBeGreaterThan(1);
-      expect((await userEvents(t.url, user)).map((e) => e.text)).toEqual(['hi', 'hi']);
+      expect(other.headers['idempotent-replayed']).toBe('true');
+      expect(slack.calls).toHaveLength(1);
+      expect((await userEvents(t.url, user)).map((e) => e.text)).toEqual(['hi']);
+    });
+
+    it('replays the first answer to a redelivered event (same event_id) without a second turn', async () => {
+      const user = uniqueId('U');
+      const body = event(user, 'hi');
+      await post(body, slackHeaders(body)).expect(200);
+      const again = await post(body, slackHeaders(body)).expect(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(slack.calls).toHaveLength(1);
+      expect((await userEvents(t.url, user)).map((e) => e.text)).toEqual(['hi']);
     });
 
     it('skips bot messages and messages in other channels', async () => {
@@ -438,6 +450,16 @@ describe('messaging connectors (moodbot)', () => {
       ]);
     });
 
+    it('replays the first answer to a redelivered update (same update_id)', async () => {
+      const id = chat();
+      telegram.calls.length = 0;
+      await post(message(id, 'hi')).expect(200, 'success');
+      const again = await post(message(id, 'hi')).expect(200, 'success');
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(sent(telegram.calls)).toHaveLength(1);
+      expect((await userEvents(t.url, String(id))).map((e) => e.text)).toEqual(['hi']);
+    });
+
     it('answers other updates success without a turn', async () => {
       const id = chat();
       telegram.calls.length = 0;
@@ -574,6 +596,16 @@ describe('messaging connectors (moodbot)', () => {
         ['/mood_unhappy', 'facebook'],
         ['/mood_great', 'facebook'],
       ]);
+    });
+
+    it('replays the first answer to a redelivered batch (same mid)', async () => {
+      const psid = uniqueId('psid');
+      const body = page(psid, { message: { mid: `m_${psid}`, text: 'hi' } });
+      await post(body, metaSignature(body)).expect(200, 'success');
+      const again = await post(body, metaSignature(body)).expect(200, 'success');
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(facebook.calls).toHaveLength(4);
+      expect((await userEvents(t.url, psid)).map((e) => e.text)).toEqual(['hi']);
     });
 
     it('ignores echoes of the page’s own messages', async () => {

@@ -80,13 +80,13 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
       } else if (c.kind === 'socketio') {
         this.served.set(c.name, { kind: 'socketio' });
       } else if (c.kind === 'slack') {
-        const connector = new SlackConnector(c.settings, this.input(c.name, this.log));
+        const connector = new SlackConnector(c.settings, this.input(c.name, this.log), ingress);
         this.served.set(c.name, { kind: 'connector', connector });
       } else if (c.kind === 'telegram') {
-        const connector = new TelegramConnector(c.settings, this.input(c.name, this.log));
+        const connector = new TelegramConnector(c.settings, this.input(c.name, this.log), ingress);
         this.served.set(c.name, { kind: 'connector', connector });
       } else if (c.kind === 'facebook') {
-        const connector = new FacebookConnector(c.settings, this.input(c.name, this.log));
+        const connector = new FacebookConnector(c.settings, this.input(c.name, this.log), ingress);
         this.served.set(c.name, { kind: 'connector', connector });
       }
     }

@@ -3,6 +3,7 @@ import { type BotMessage, DialogueError, OutputChannel } from 'src/core';
 import { pythonStr } from 'src/core/actions/nlg';
 import { isJsonObject } from 'src/core/events/json-values';
 import { type ChannelCredentials, invalid, stringSetting } from 'src/modules/channels/credentials';
+import { type IdempotentIngress } from 'src/modules/idempotency';
 
 /** The routes a connector may serve below `/webhooks/<name>/` besides the health route. */
 export type ConnectorRoute = 'webhook' | 'set_webhook';
@@ -199,4 +200,23 @@ export abstract class ConnectorOutputChannel extends OutputChannel {
 /** Rasa splits a text on blank lines into one platform message each. */
 export function textParts(text: string): string[] {
   return text.trim().split('\n\n');
+}
+
+/**
+ * Runs one delivery of a platform's webhook once per platform id (Slack's `event_id`,
+ * Telegram's `update_id`, a Messenger `mid`) through the idempotency module: a platform that
+ * delivers the same event again (after a timeout or a lost answer) gets the first answer
+ * replayed instead of a second turn; a delivery that failed gave its key up, so a redelivery
+ * runs. Without an id, or without the ingress (unit tests), `work` simply runs.
+ */
+export function once(
+  ingress: IdempotentIngress | null,
+  req: Request,
+  res: Response,
+  scope: { readonly scope: string; readonly sender: string },
+  platformId: string | null,
+  work: () => Promise<void>,
+): Promise<void> {
+  if (ingress === null || platformId === null || platformId === '') return work();
+  return ingress.run(req, res, scope, platformId.slice(0, 255), work);
 }

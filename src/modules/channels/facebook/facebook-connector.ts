@@ -6,12 +6,14 @@ import {
   badSignature,
   type Connector,
   type ConnectorRoute,
+  once,
   parseJsonBody,
   rawBody,
 } from 'src/modules/channels/connector/connector';
 import { PlatformClient } from 'src/modules/channels/connector/platform-client';
 import { hmacHex, safeEqual } from 'src/modules/channels/connector/signature';
 import { type ChannelInput } from 'src/modules/channels/input/channel-input';
+import { type IdempotentIngress } from 'src/modules/idempotency';
 import { type FacebookSettings } from './facebook-config';
 import { FacebookOutputChannel } from './facebook.output-channel';
 
@@ -29,7 +31,8 @@ const obj = (value: unknown): Record<string, unknown> => (isJsonObject(value) ? 
  *   (not an echo), the URL of an audio, image, video or file attachment, or a postback's
  *   payload; the sender is `sender.id`. Around each turn the sender actions `mark_seen`,
  *   `typing_on` and (after it) `typing_off` are sent. Answers `success`. The user event has no
- *   metadata (Rasa's Facebook sends none).
+ *   metadata (Rasa's Facebook sends none). A redelivered batch (same first `mid`) replays the
+ *   first answer (see `once`).
  */
 export class FacebookConnector implements Connector {
   private static readonly log = new Logger('Connector[facebook]');
@@ -39,6 +42,7 @@ export class FacebookConnector implements Connector {
   constructor(
     private readonly settings: FacebookSettings,
     private readonly input: ChannelInput,
+    private readonly ingress: IdempotentIngress | null = null,
   ) {
     this.client = new PlatformClient({
       name: 'facebook',
@@ -76,17 +80,29 @@ export class FacebookConnector implements Connector {
       );
     }
     const payload = parseJsonBody(this.name, raw);
-    const entries = Array.isArray(payload.entry) ? payload.entry : [];
-    for (const entry of entries) {
+    const turns: Array<{ text: string; sender: string; mid: string | null }> = [];
+    for (const entry of Array.isArray(payload.entry) ? payload.entry : []) {
       const events = obj(entry).messaging;
       for (const event of Array.isArray(events) ? events : []) {
-        const text = eventText(obj(event));
+        const e = obj(event);
+        const text = eventText(e);
         if (text === null) continue;
-        const sender = obj(obj(event).sender).id;
-        await this.turn(text, typeof sender === 'string' ? sender : '');
+        const sender = obj(e.sender).id;
+        const mid = obj(e.message).mid ?? obj(e.postback).mid;
+        turns.push({
+          text,
+          sender: typeof sender === 'string' ? sender : '',
+          mid: typeof mid === 'string' ? mid : null,
+        });
       }
     }
-    res.status(200).type('text/plain').send('success');
+    // A redelivered batch (same first `mid`, same body) replays the first answer.
+    const first = turns[0];
+    const scope = { scope: this.name, sender: first?.sender ?? '' };
+    await once(this.ingress, req, res, scope, first?.mid ?? null, async () => {
+      for (const turn of turns) await this.turn(turn.text, turn.sender);
+      res.status(200).type('text/plain').send('success');
+    });
     return true;
   }
 

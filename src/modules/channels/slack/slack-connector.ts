@@ -7,12 +7,14 @@ import {
   badSignature,
   type Connector,
   type ConnectorRoute,
+  once,
   parseJsonBody,
   rawBody,
 } from 'src/modules/channels/connector/connector';
 import { PlatformClient } from 'src/modules/channels/connector/platform-client';
 import { hmacHex, safeEqual } from 'src/modules/channels/connector/signature';
 import { type ChannelInput } from 'src/modules/channels/input/channel-input';
+import { type IdempotentIngress } from 'src/modules/idempotency';
 import { type SlackSettings } from './slack-config';
 import { SlackOutputChannel } from './slack.output-channel';
 
@@ -56,7 +58,8 @@ const obj = (value: unknown): Record<string, unknown> => (isJsonObject(value) ? 
  *   datepicker is the user's text; a link button is `User clicked link button`; others a 500.
  * - A Slack retry (`X-Slack-Retry-Num`) whose reason (`X-Slack-Retry-Reason`) is in
  *   `errors_ignore_retry` (default `http_timeout`) is answered 201 with `X-Slack-No-Retry: 1`
- *   and no second turn.
+ *   and no second turn. Any other redelivery of an event (same `event_id`) replays the first
+ *   answer (see `once`).
  *
  * The sender is the Slack user (with `conversation_granularity: channel|thread`, joined with
  * the channel and thread by `_`); the user event's metadata is `{out_channel, thread_id, users}`.
@@ -69,6 +72,7 @@ export class SlackConnector implements Connector {
   constructor(
     private readonly settings: SlackSettings,
     private readonly input: ChannelInput,
+    private readonly ingress: IdempotentIngress | null = null,
     private readonly now: () => number = Date.now,
   ) {
     this.client = new PlatformClient({
@@ -157,7 +161,7 @@ export class SlackConnector implements Connector {
       return;
     }
     const text = sanitize(event.text as string, metadata.users);
-    await this.turn(req, res, text, str(event.user) ?? '', metadata);
+    await this.turn(req, res, text, str(event.user) ?? '', metadata, str(body.event_id));
   }
 
   private async interaction(req: Request, res: Response, raw: Buffer): Promise<void> {
@@ -181,7 +185,7 @@ export class SlackConnector implements Connector {
           thread_id: str(message.thread_ts) ?? str(message.ts),
           users: str(user.id) === null ? [] : [user.id as string],
         };
-        await this.turn(req, res, text, str(user.id) ?? '', metadata);
+        await this.turn(req, res, text, str(user.id) ?? '', metadata, null);
         return;
       }
       if (type === 'button') {
@@ -221,6 +225,7 @@ export class SlackConnector implements Connector {
     text: string,
     user: string,
     metadata: SlackMetadata,
+    eventId: string | null,
   ): Promise<void> {
     const retryReason = req.headers[this.settings.retryReasonHeader];
     const retryCount = req.headers[this.settings.retryNumberHeader];
@@ -240,14 +245,17 @@ export class SlackConnector implements Connector {
     }
     const channel = metadata.out_channel ?? this.settings.channel;
     const thread = this.settings.useThreads ? metadata.thread_id : null;
-    await this.input.handleMessage({
-      text,
-      senderId: this.conversationId(user, metadata),
-      inputChannel: this.name,
-      output: new SlackOutputChannel(this.client, channel, thread),
-      metadata,
+    const sender = this.conversationId(user, metadata);
+    await once(this.ingress, req, res, { scope: this.name, sender }, eventId, async () => {
+      await this.input.handleMessage({
+        text,
+        senderId: sender,
+        inputChannel: this.name,
+        output: new SlackOutputChannel(this.client, channel, thread),
+        metadata,
+      });
+      res.status(200).type('text/plain').send('');
     });
-    res.status(200).type('text/plain').send('');
   }
 
   private conversationId(user: string, metadata: SlackMetadata): string {

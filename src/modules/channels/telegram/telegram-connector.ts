@@ -5,12 +5,14 @@ import {
   badSignature,
   type Connector,
   type ConnectorRoute,
+  once,
   parseJsonBody,
   rawBody,
 } from 'src/modules/channels/connector/connector';
 import { PlatformClient } from 'src/modules/channels/connector/platform-client';
 import { safeEqual } from 'src/modules/channels/connector/signature';
 import { type ChannelInput } from 'src/modules/channels/input/channel-input';
+import { type IdempotentIngress } from 'src/modules/idempotency';
 import { type TelegramSettings } from './telegram-config';
 import { TelegramOutputChannel } from './telegram.output-channel';
 
@@ -30,7 +32,8 @@ const obj = (value: unknown): Record<string, unknown> => (isJsonObject(value) ? 
  *   sender; `edited_message`: its text; `message`: its text with `/bot` taken out, or a location
  *   as `{"lng":<longitude>, "lat":<latitude>}`; other updates are answered `success` unhandled.
  * - The sender is the chat id; `/restart` is followed by a second message `/start`.
- * - Answers `success`. The user event has no metadata (Rasa's Telegram sends none).
+ * - Answers `success`. The user event has no metadata (Rasa's Telegram sends none). A
+ *   redelivered update (same `update_id`) replays the first answer (see `once`).
  */
 export class TelegramConnector implements Connector {
   private static readonly log = new Logger('Connector[telegram]');
@@ -41,6 +44,7 @@ export class TelegramConnector implements Connector {
   constructor(
     private readonly settings: TelegramSettings,
     private readonly input: ChannelInput,
+    private readonly ingress: IdempotentIngress | null = null,
   ) {
     this.client = new PlatformClient({
       name: 'telegram',
@@ -98,16 +102,20 @@ export class TelegramConnector implements Connector {
     }
     const output = this.outputChannel();
     const texts = read.text === '/restart' ? ['/restart', '/start'] : [read.text];
-    for (const text of texts) {
-      await this.input.handleMessage({
-        text,
-        senderId: read.chatId,
-        inputChannel: this.name,
-        output,
-        metadata: null,
-      });
-    }
-    res.status(200).type('text/plain').send('success');
+    const updateId = typeof update.update_id === 'number' ? String(update.update_id) : null;
+    const scope = { scope: this.name, sender: read.chatId };
+    await once(this.ingress, req, res, scope, updateId, async () => {
+      for (const text of texts) {
+        await this.input.handleMessage({
+          text,
+          senderId: read.chatId,
+          inputChannel: this.name,
+          output,
+          metadata: null,
+        });
+      }
+      res.status(200).type('text/plain').send('success');
+    });
     return true;
   }
 
