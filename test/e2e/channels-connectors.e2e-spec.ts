@@ -608,6 +608,17 @@ describe('messaging connectors (moodbot)', () => {
       expect((await userEvents(t.url, psid)).map((e) => e.text)).toEqual(['hi']);
     });
 
+    it('stores the turn when the Send API refuses a call, and sends the rest', async () => {
+      facebook.once('/v21.0/me/messages', { status: 500, body: { error: { code: 2 } } });
+      const psid = uniqueId('psid');
+      const body = page(psid, { message: { mid: `m_${psid}`, text: 'hi' } });
+      await post(body, metaSignature(body)).expect(200, 'success');
+      expect(
+        facebook.calls.map((c) => (c.body as { sender_action?: string }).sender_action),
+      ).toEqual(['mark_seen', 'typing_on', undefined, 'typing_off']);
+      expect((await userEvents(t.url, psid)).map((e) => e.text)).toEqual(['hi']);
+    });
+
     it('ignores echoes of the page’s own messages', async () => {
       const psid = uniqueId('psid');
       const body = page(psid, { message: { mid: 'm_e', text: 'hi', is_echo: true, app_id: 1 } });
