@@ -61,18 +61,36 @@ describe('configureChannels', () => {
     const { channels, warnings } = setup({
       rest: null,
       rasa: { url: 'http://localhost:5002/api' },
-      slack: { slack_token: 'x' },
+      twilio: { account_sid: 'x' },
       twilio_voice: null,
     });
     expect(channels.map((c) => c.name)).toEqual(['rest']);
     expect(warnings).toHaveLength(3);
-    for (const [i, name] of ['rasa', 'slack', 'twilio_voice'].entries()) {
+    for (const [i, name] of ['rasa', 'twilio', 'twilio_voice'].entries()) {
       expect(warnings[i]).toContain(`"${name}" is a Rasa channel that Parley does not provide`);
     }
   });
 
   it.each([
     [{ slak: null }, '"slak" is not a known channel'],
+    [{ slack: { slack_token: 'x' } }, '"slack.slack_signing_secret" is missing'],
+    [{ slack: { slack_signing_secret: 'x' } }, '"slack.slack_token" is missing'],
+    [
+      { slack: { slack_token: 'x', slack_signing_secret: 'y', conversation_granularity: 'team' } },
+      '"slack.conversation_granularity" must be sender, channel or thread',
+    ],
+    [{ telegram: { verify: 'bot' } }, '"telegram.access_token" is missing'],
+    [{ telegram: { access_token: 't' } }, '"telegram.verify" is missing'],
+    [
+      { telegram: { access_token: 't', verify: 'b', webhook_url: 'ftp://x' } },
+      '"telegram.webhook_url" must be an http(s) URL',
+    ],
+    [{ facebook: { verify: 'v', secret: 's' } }, '"facebook.page-access-token" is missing'],
+    [{ facebook: { verify: 'v', 'page-access-token': 'p' } }, '"facebook.secret" is missing'],
+    [
+      { facebook: { verify: 'v', secret: 's', 'page-access-token': 'p', api_url: 'x' } },
+      '"facebook.api_url" must be an http(s) URL',
+    ],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
@@ -137,7 +155,7 @@ describe('configureChannels', () => {
 
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, genesys or <module-path>.<ClassName>',
     );
   });
 });

@@ -3,7 +3,20 @@ import { CALLBACK_KEYS, type CallbackEndpoint, callbackEndpoint } from './callba
 import { type ChannelCredentials, type CredentialsFile, invalid, unknownKeys } from './credentials';
 import { channelName, type CustomChannel } from './custom/custom-channel';
 import { CUSTOM_KEY, loadCustomChannel } from './custom/custom-channel-loader';
+import {
+  FACEBOOK_KEY,
+  FACEBOOK_KEYS,
+  type FacebookSettings,
+  facebookSettings,
+} from './facebook/facebook-config';
+import { SLACK_KEY, SLACK_KEYS, type SlackSettings, slackSettings } from './slack/slack-config';
 import { SOCKETIO_KEYS, type SocketIoSettings, socketIoSettings } from './socketio/socketio-config';
+import {
+  TELEGRAM_KEY,
+  TELEGRAM_KEYS,
+  type TelegramSettings,
+  telegramSettings,
+} from './telegram/telegram-config';
 
 /**
  * The key of the voice connector in credentials.yml (Rasa's `genesys` channel), also its URL
@@ -13,7 +26,15 @@ import { SOCKETIO_KEYS, type SocketIoSettings, socketIoSettings } from './socket
 export const VOICE_CONNECTOR_KEY = 'genesys';
 
 /** The names the built-in channels serve at `/webhooks/<name>/`; custom channels take others. */
-const BUILT_IN = ['rest', 'callback', 'socketio', VOICE_CONNECTOR_KEY] as const;
+const BUILT_IN = [
+  'rest',
+  'callback',
+  'socketio',
+  SLACK_KEY,
+  TELEGRAM_KEY,
+  FACEBOOK_KEY,
+  VOICE_CONNECTOR_KEY,
+] as const;
 
 /** One channel configured by credentials.yml. */
 export type ConfiguredChannel =
@@ -21,6 +42,17 @@ export type ConfiguredChannel =
   | { readonly kind: 'callback'; readonly name: 'callback'; readonly endpoint: CallbackEndpoint }
   | { readonly kind: 'socketio'; readonly name: 'socketio'; readonly settings: SocketIoSettings }
   | { readonly kind: 'custom'; readonly name: string; readonly channel: CustomChannel }
+  | { readonly kind: 'slack'; readonly name: typeof SLACK_KEY; readonly settings: SlackSettings }
+  | {
+      readonly kind: 'telegram';
+      readonly name: typeof TELEGRAM_KEY;
+      readonly settings: TelegramSettings;
+    }
+  | {
+      readonly kind: 'facebook';
+      readonly name: typeof FACEBOOK_KEY;
+      readonly settings: FacebookSettings;
+    }
   | {
       readonly kind: 'voice';
       readonly name: typeof VOICE_CONNECTOR_KEY;
@@ -40,9 +72,6 @@ export interface ChannelSetup {
  */
 const RASA_ONLY = [
   'rasa',
-  'slack',
-  'telegram',
-  'facebook',
   'twilio',
   'twilio_voice',
   'twilio_media_streams',
@@ -98,6 +127,23 @@ export function configureChannels(
         kind: 'socketio',
         name: 'socketio',
         settings: socketIoSettings(file, settings),
+      });
+    } else if (key === SLACK_KEY) {
+      warnUnknown(key, settings, SLACK_KEYS);
+      channels.push({ kind: 'slack', name: SLACK_KEY, settings: slackSettings(file, settings) });
+    } else if (key === TELEGRAM_KEY) {
+      warnUnknown(key, settings, TELEGRAM_KEYS);
+      channels.push({
+        kind: 'telegram',
+        name: TELEGRAM_KEY,
+        settings: telegramSettings(file, settings),
+      });
+    } else if (key === FACEBOOK_KEY) {
+      warnUnknown(key, settings, FACEBOOK_KEYS);
+      channels.push({
+        kind: 'facebook',
+        name: FACEBOOK_KEY,
+        settings: facebookSettings(file, settings),
       });
     } else if (key === VOICE_CONNECTOR_KEY) {
       // Served by the voice gateway module, which reads the entry itself; checked here too so

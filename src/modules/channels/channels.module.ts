@@ -5,13 +5,15 @@ import { IdempotencyModule } from 'src/modules/idempotency';
 import { type AppConfig } from 'src/platform/config/app-config';
 import { type ChannelSetup, configureChannels } from './channel-config';
 import { CHANNEL_SETUP, ChannelsService } from './channels.service';
+import { connectorController } from './connector/connector.controller';
 import { readCredentialsFile } from './credentials';
 import { RestWebhookController } from './rest/rest-webhook.controller';
 import { webhookController } from './webhook.controller';
 
 /**
  * The input channels: `rest` (always served), and from a Rasa-style `credentials.yml`
- * (`--credentials`) `callback`, `socketio` and custom channels, each at `/webhooks/<name>/`.
+ * (`--credentials`) `callback`, `socketio`, the messaging connectors `slack`, `telegram` and
+ * `facebook`, and custom channels, each at `/webhooks/<name>/`.
  * The voice connector's key (`genesys`) is accepted and checked here and served by the voice
  * gateway module. Bad entries stop the start with an error naming the key. Needs the core
  * ports MessageHandler, ConversationReader and OutputChannelDirectory from the application.
@@ -45,11 +47,14 @@ export class ChannelsModule {
     const controllers = setup.channels
       .filter((c) => c.kind === 'callback' || c.kind === 'socketio' || c.kind === 'custom')
       .map((c) => webhookController(c.name, c.kind !== 'socketio'));
+    const connectors = setup.channels
+      .filter((c) => c.kind === 'slack' || c.kind === 'telegram' || c.kind === 'facebook')
+      .map((c) => connectorController(c.name));
     return {
       module: ChannelsModule,
       // The REST webhook carries every user message: its route is registered first.
       imports: [EngineModule, IdempotencyModule],
-      controllers: [RestWebhookController, ...controllers],
+      controllers: [RestWebhookController, ...controllers, ...connectors],
       providers: [{ provide: CHANNEL_SETUP, useValue: setup }, ChannelsService],
     };
   }

@@ -19,9 +19,13 @@ import { IdempotentIngress } from 'src/modules/idempotency';
 import { APP_CONFIG, type AppConfig } from 'src/platform/config/app-config';
 import { CallbackChannel } from './callback/callback-channel';
 import { type ChannelSetup } from './channel-config';
+import { type Connector } from './connector/connector';
 import { CustomWebhook } from './custom/custom-webhook';
+import { FacebookConnector } from './facebook/facebook-connector';
 import { ChannelInput, type InputLog } from './input/channel-input';
+import { SlackConnector } from './slack/slack-connector';
 import { SocketIoServer } from './socketio/socketio.server';
+import { TelegramConnector } from './telegram/telegram-connector';
 
 /** DI token of the ChannelSetup read from credentials.yml. */
 export const CHANNEL_SETUP = Symbol('CHANNEL_SETUP');
@@ -29,11 +33,12 @@ export const CHANNEL_SETUP = Symbol('CHANNEL_SETUP');
 type Served =
   | { readonly kind: 'callback'; readonly channel: CallbackChannel }
   | { readonly kind: 'custom'; readonly channel: CustomWebhook }
-  | { readonly kind: 'socketio' };
+  | { readonly kind: 'socketio' }
+  | { readonly kind: 'connector'; readonly connector: Connector };
 
 /**
  * The input channels of `credentials.yml` at run time: the callback and custom webhooks, the
- * socket.io server, and the output channel of each (for `output_channel=<name>`), registered
+ * messaging connectors (slack, telegram, facebook), the socket.io server, and the output channel of each (for `output_channel=<name>`), registered
  * into the OutputChannelDirectory when the application starts. Needs only core ports.
  */
 @Injectable()
@@ -74,6 +79,15 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
         });
       } else if (c.kind === 'socketio') {
         this.served.set(c.name, { kind: 'socketio' });
+      } else if (c.kind === 'slack') {
+        const connector = new SlackConnector(c.settings, this.input(c.name, this.log), ingress);
+        this.served.set(c.name, { kind: 'connector', connector });
+      } else if (c.kind === 'telegram') {
+        const connector = new TelegramConnector(c.settings, this.input(c.name, this.log), ingress);
+        this.served.set(c.name, { kind: 'connector', connector });
+      } else if (c.kind === 'facebook') {
+        const connector = new FacebookConnector(c.settings, this.input(c.name, this.log), ingress);
+        this.served.set(c.name, { kind: 'connector', connector });
       }
     }
   }
@@ -83,6 +97,18 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
     for (const channel of this.setup.channels) {
       if (this.served.has(channel.name)) {
         this.outputs.register(channel.name, () => this.outputChannel(channel.name));
+      }
+      const served = this.served.get(channel.name);
+      if (served?.kind === 'connector' && served.connector.start !== undefined) {
+        // Not awaited: a platform that is slow or down must not hold the start up.
+        void served.connector
+          .start()
+          .catch((e: unknown) =>
+            this.log.warn(
+              { channel: channel.name, err: (e as Error).message },
+              'connector start failed',
+            ),
+          );
       }
       if (channel.kind === 'socketio') {
         this.socketIo = new SocketIoServer(
@@ -123,9 +149,17 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
         return served.channel.outputChannel();
       case 'socketio':
         return this.socketIo?.outputChannel() ?? null;
+      case 'connector':
+        return served.connector.outputChannel();
       case undefined:
         return null;
     }
+  }
+
+  /** The messaging connector serving `name` (slack, telegram, facebook), if configured. */
+  connector(name: string): Connector | null {
+    const served = this.served.get(name);
+    return served?.kind === 'connector' ? served.connector : null;
   }
 
   /** `GET /webhooks/<name>/`. */

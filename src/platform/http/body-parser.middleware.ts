@@ -21,6 +21,13 @@ export const MAX_JSON_DEPTH = 64;
 const MESSAGE_ROUTE =
   /^\/webhooks\/|^\/model\/parse\/?$|^\/conversations\/.+\/(messages|trigger_intent|execute)\/?$/;
 
+/**
+ * The webhooks of the messaging connectors (channels module, `connector/`): their bodies are
+ * signed by the platform, so they are handed over as the raw bytes, unparsed; the connector
+ * checks the signature over exactly these bytes before it parses anything.
+ */
+export const RAW_BODY_ROUTE = /^\/webhooks\/(slack|telegram|facebook)\/webhook\/?$/;
+
 /** The routes that take training data or test data: `POST /model/train`, `/model/test/*`. */
 const UPLOAD_ROUTE = /^\/model\/(train|test\/[^/]+)\/?$/;
 
@@ -188,7 +195,8 @@ export interface BodyLimits {
  * strings; everything else is parsed as JSON whatever the Content-Type, as Rasa's server does,
  * so `curl -d '{…}'` works without a header. A body declared as JSON that does not parse is a
  * 400; an undeclared one that does not parse is handed over as text. An empty body stays
- * `undefined`, so routes can tell "no body" from `{}`.
+ * `undefined`, so routes can tell "no body" from `{}`. The connector webhooks
+ * ({@link RAW_BODY_ROUTE}) get the raw bytes as a Buffer.
  */
 export function bodyParsers(limits: BodyLimits): Middleware[] {
   const reader = (limit: string) => ({
@@ -210,6 +218,10 @@ export function bodyParsers(limits: BodyLimits): Middleware[] {
     const buf: unknown = req.body;
     if (!Buffer.isBuffer(buf) || buf.length === 0) {
       req.body = undefined;
+      next();
+      return;
+    }
+    if (RAW_BODY_ROUTE.test(req.path)) {
       next();
       return;
     }

@@ -1,0 +1,143 @@
+import { Logger } from '@nestjs/common';
+
+/** How a connector reaches its platform's HTTP API. */
+export interface PlatformClientOptions {
+  /** Platform name for logs (`slack`, `telegram`, `facebook`). */
+  readonly name: string;
+  /** Base URL of the API, without a trailing slash (configurable: `api_url` in credentials). */
+  readonly baseUrl: string;
+  /** Timeout of one request, in milliseconds. */
+  readonly timeoutMs: number;
+  /** How many times a 429 answer is retried after its `Retry-After` (default 2). */
+  readonly maxRetries?: number;
+  /** The longest `Retry-After` honoured; a longer one gives up (default 30 s). */
+  readonly maxRetryAfterMs?: number;
+  /** Headers of every request (the bot token of Slack). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * A retry hint in the answer's body, for platforms that send it there (Telegram's
+   * `parameters.retry_after`), in seconds; the `Retry-After` header wins when both are given.
+   */
+  readonly retryAfterOf?: (body: unknown) => number | null;
+}
+
+/** What the platform answered: status and the body (parsed JSON, or the text). */
+export interface PlatformAnswer {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** One call: the path below the base URL, its query and JSON body. */
+export interface PlatformCall {
+  readonly path: string;
+  readonly method?: 'GET' | 'POST';
+  readonly query?: Readonly<Record<string, string>>;
+  readonly json?: unknown;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Milliseconds of a `Retry-After` header: delay-seconds or an HTTP date; null when unusable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | null {
+  if (header === null || header.trim() === '') return null;
+  const trimmed = header.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/**
+ * The HTTP client of a messaging connector (Node's fetch): JSON in and out, a timeout per
+ * request, and a 429 answer retried after the `Retry-After` it names (up to `maxRetries`
+ * times, never longer than `maxRetryAfterMs`). It never throws: a network error, a timeout or
+ * an error status is logged and returned as `ok: false` (status 0 for no answer), so a
+ * failing platform does not fail the turn, as Rasa's connectors log and go on.
+ */
+export class PlatformClient {
+  private readonly log: Logger;
+
+  constructor(private readonly options: PlatformClientOptions) {
+    this.log = new Logger(`Connector[${options.name}]`);
+  }
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  async call(call: PlatformCall): Promise<PlatformAnswer> {
+    const maxRetries = this.options.maxRetries ?? 2;
+    const maxWait = this.options.maxRetryAfterMs ?? 30_000;
+    for (let attempt = 0; ; attempt++) {
+      const answer = await this.once(call);
+      if (answer.status !== 429 || attempt >= maxRetries) return this.logged(call, answer.answer);
+      const wait =
+        retryAfterMs(answer.retryAfter) ??
+        secondsMs(this.options.retryAfterOf?.(answer.answer.body));
+      if (wait === null || wait > maxWait) return this.logged(call, answer.answer);
+      this.log.warn(
+        { path: call.path, wait_ms: wait, attempt: attempt + 1 },
+        'rate limited by the platform; retrying after Retry-After',
+      );
+      await sleep(wait);
+    }
+  }
+
+  private async once(
+    call: PlatformCall,
+  ): Promise<{ status: number; retryAfter: string | null; answer: PlatformAnswer }> {
+    const url = new URL(`${this.options.baseUrl}${call.path}`);
+    for (const [k, v] of Object.entries(call.query ?? {})) url.searchParams.set(k, v);
+    const headers: Record<string, string> = { ...this.options.headers };
+    if (call.json !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+    try {
+      const res = await fetch(url, {
+        method: call.method ?? 'POST',
+        headers,
+        body: call.json === undefined ? undefined : JSON.stringify(call.json),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = text === '' ? null : (JSON.parse(text) as unknown);
+      } catch {
+        // not JSON: keep the text
+      }
+      return {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        answer: { ok: res.ok, status: res.status, body },
+      };
+    } catch (e) {
+      return {
+        status: 0,
+        retryAfter: null,
+        answer: { ok: false, status: 0, body: (e as Error).message },
+      };
+    }
+  }
+
+  private logged(call: PlatformCall, answer: PlatformAnswer): PlatformAnswer {
+    if (!answer.ok) {
+      this.log.error(
+        {
+          path: call.path,
+          status: answer.status,
+          response: (typeof answer.body === 'string'
+            ? answer.body
+            : JSON.stringify(answer.body)
+          ).slice(0, 500),
+        },
+        'the platform refused or did not answer a call',
+      );
+    }
+    return answer;
+  }
+}
+
+function secondsMs(seconds: number | null | undefined): number | null {
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0
+    ? Math.round(seconds * 1000)
+    : null;
+}
