@@ -72,6 +72,8 @@ export function idempotencyKeyOf(req: Request): string | null {
 
 /** JSON with object keys sorted (bodies are at most 64 levels deep: the body parser checks). */
 function canonical(value: unknown): string {
+  // A connector's raw (signed) body: its bytes as they are, hashed in one piece.
+  if (Buffer.isBuffer(value)) return `raw:${value.toString('base64')}`;
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.keys(value)
