@@ -123,7 +123,7 @@ describe('parley CLI first-run messages', () => {
     expect(h.stdout).toContain('DATABASE_URL');
     expect(h.stdout).toContain('.env.example');
     const help = h.stdout.replace(/\s+/g, ' ');
-    expect(help).toMatch(/--inspect Rasa's inspector: NOT AVAILABLE/);
+    expect(help).toMatch(/--inspect serve the development inspector: a page per input channel/);
     expect(help).toContain('gcs and azure are not built in and are refused');
   });
 
