@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mulawSilence, type RecognitionEvent } from 'src/core';
+import { type RecognitionEvent } from 'src/core';
 import { readNluYaml } from 'src/core/training-data';
 import { UtteranceBuffer } from 'src/core/voice/outbound-audio';
 import {
@@ -9,6 +10,24 @@ import {
   pocketsphinxSetup,
 } from './pocketsphinx-asr';
 import { ProcessTts } from './process-tts';
+import { RecognizerPool } from './recognizer-pool';
+
+/** Pids of this process's pocketsphinx children, from /proc. */
+function pocketsphinxChildren(): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && comm.startsWith('pocketsphinx')) out.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures');
 
@@ -32,10 +51,10 @@ async function recognize(
       }
     });
   });
+  // the recogniser is gated: each utterance, then the end of speech
   for (const utterance of audio) {
-    recognizer.sendAudio(mulawSilence(300));
     recognizer.sendAudio(utterance);
-    recognizer.sendAudio(mulawSilence(1200));
+    recognizer.endOfSpeech();
   }
   await done;
   await recognizer.close();
@@ -43,6 +62,10 @@ async function recognize(
 }
 
 describe('offline speech engines', () => {
+  let grammarDir: string;
+  beforeAll(() => (grammarDir = mkdtempSync(join(tmpdir(), 'parley-asr-spec-'))));
+  afterAll(() => rmSync(grammarDir, { recursive: true, force: true }));
+
   it('espeak-ng and flite speech is recognized with a grammar from the mood bot NLU examples', async () => {
     const espeak = ProcessTts.fromOptions('espeak-ng', {});
     const flite = ProcessTts.fromOptions('flite', {});
@@ -51,10 +74,13 @@ describe('offline speech engines', () => {
       await espeak.render('I am sad'),
       await flite.render('I am sad'),
     ];
-    const setup = pocketsphinxSetup({
-      modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR,
-      phrases: moodbotPhrases(),
-    });
+    const setup = pocketsphinxSetup(
+      {
+        modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR,
+        phrases: moodbotPhrases(),
+      },
+      grammarDir,
+    );
     expect(setup.mode).toBe('grammar');
     expect(await recognize(new PocketsphinxRecognizer(setup), audio)).toEqual([
       'hi',
@@ -76,7 +102,10 @@ describe('offline speech engines', () => {
   });
 
   it('falls back to the full language model without phrases', () => {
-    const setup = pocketsphinxSetup({ modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR, phrases: [] });
+    const setup = pocketsphinxSetup(
+      { modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR, phrases: [] },
+      grammarDir,
+    );
     expect(setup.mode).toBe('language-model');
     expect(setup.args).toContain('-lm');
   });
@@ -92,5 +121,32 @@ describe('offline speech engines', () => {
     expect(messages.length).toBeGreaterThan(1);
     for (const m of messages.slice(0, -1)) expect(m.length).toBeGreaterThan(32_000);
     for (const m of messages) expect(m.length).toBeLessThanOrEqual(64_000);
+  });
+
+  it('keeps warm recognisers ready, hands them to calls, and stops every process on close', async () => {
+    const setup = pocketsphinxSetup(
+      { modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR, phrases: moodbotPhrases() },
+      grammarDir,
+    );
+    const pool = new RecognizerPool(2);
+    pool.warm(setup);
+    const deadline = Date.now() + 20_000;
+    while (pool.idleCount < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(pool.idleCount).toBe(2);
+    const first = pool.acquire(setup);
+    expect(first.isReady).toBe(true); // a warm one: its model is already loaded
+    const more = [pool.acquire(setup), pool.acquire(setup), pool.acquire(setup)];
+    // at most the pool size idle, plus one refill, plus the four in calls
+    expect(pool.processCount).toBeLessThanOrEqual(2 + 4);
+    const espeak = ProcessTts.fromOptions('espeak-ng', {});
+    expect(await recognize(first, [await espeak.render('hello')])).toEqual(['hello']);
+    await more[0]?.close(); // a call ended
+    expect(pocketsphinxChildren().length).toBeGreaterThan(0);
+    await pool.close();
+    expect(pool.processCount).toBe(0);
+    expect(pocketsphinxChildren()).toEqual([]);
+    expect(() => new RecognizerPool(17)).toThrow('pool size');
   });
 });
