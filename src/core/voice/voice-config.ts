@@ -114,8 +114,8 @@ function transcripts(raw: unknown, key: string): TranscriptFilterOptions {
     throw new VoiceConfigError(`${key}.min_confidence`, 'must be a number from 0 to 1');
   }
   return {
-    fillers: (fillers) ?? DEFAULT_TRANSCRIPT_FILTER.fillers,
-    minConfidence: (minConfidence) ?? DEFAULT_TRANSCRIPT_FILTER.minConfidence,
+    fillers: fillers ?? DEFAULT_TRANSCRIPT_FILTER.fillers,
+    minConfidence: minConfidence ?? DEFAULT_TRANSCRIPT_FILTER.minConfidence,
   };
 }
 
