@@ -1,3 +1,4 @@
+import { buildJsgf } from 'src/core/voice/jsgf-grammar';
 import { mulawEncode } from 'src/core/voice/mulaw';
 import { SpeechGate, type SpeechGateEvent } from 'src/core/voice/speech-gate';
 import { TranscriptFilter } from 'src/core/voice/transcript-filter';
@@ -187,5 +188,15 @@ describe('TranscriptFilter', () => {
     expect(filter.judge(' oh hello ')).toEqual({ accepted: true, text: 'oh hello' });
     expect(filter.judge('i am sad', 0.9)).toEqual({ accepted: true, text: 'i am sad' });
     expect(filter.judge('yes')).toEqual({ accepted: true, text: 'yes' });
+  });
+});
+
+describe('buildJsgf digits', () => {
+  const all = (): boolean => true;
+  it('adds the digit loop only when the examples speak of numbers (auto), or when asked', () => {
+    expect(buildJsgf(['hello', 'i am sad'], all)).not.toContain('<digit>');
+    expect(buildJsgf(['my number is five five five', 'hello'], all)).toContain('<digit>+');
+    expect(buildJsgf(['hello'], all, true)).toContain('<digit>+');
+    expect(buildJsgf(['call 911'], all, false)).not.toContain('<digit>');
   });
 });

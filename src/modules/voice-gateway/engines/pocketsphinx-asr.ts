@@ -47,6 +47,8 @@ export interface PocketsphinxOptions {
   readonly modelDir: string;
   /** Expected phrases (NLU examples, buttons); empty → the full language model. */
   readonly phrases: readonly string[];
+  /** `asr.digits`: a loop of spoken digits in the grammar (`auto`: when the examples have numbers). */
+  readonly digits?: boolean | 'auto';
 }
 
 /** Files for one pocketsphinx set-up: acoustic model, dictionary, grammar or language model. */
@@ -90,7 +92,9 @@ export function telephoneAcousticModel(hmm: string, dir: string): string {
 }
 
 /** Options of pocketsphinx's own endpointing: the speech gate does the real work. */
-const VAD_ARGS = ['-vad_prespeech', '30', '-vad_postspeech', '30'];
+// postspeech (500 ms) is longer than the gate's hangover, so pocketsphinx does not split an
+// utterance the gate keeps whole; the tail padding closes it at once.
+const VAD_ARGS = ['-vad_prespeech', '30', '-vad_postspeech', '50'];
 
 /**
  * The set-up for the given phrases. A grammar is written into `grammarDir` (a private folder of
@@ -111,7 +115,9 @@ export function pocketsphinxSetup(
   const base = ['-hmm', model, '-dict', dict, '-time', 'yes', ...VAD_ARGS];
   const words = loadDictionary(dict);
   const grammar =
-    options.phrases.length > 0 ? buildJsgf(options.phrases, (w) => words.has(w)) : null;
+    options.phrases.length > 0
+      ? buildJsgf(options.phrases, (w) => words.has(w), options.digits ?? 'auto')
+      : null;
   if (grammar === null) {
     return {
       args: [...base, '-lm', join(options.modelDir, 'en-us.lm.bin')],
@@ -129,7 +135,7 @@ export function pocketsphinxSetup(
 /** Silence around each utterance: pocketsphinx's endpointing needs it to close the utterance. */
 const LEAD_MS = 300;
 const COMFORT_NOISE_RMS = 100;
-const TAIL_MS = 500;
+const TAIL_MS = 700;
 const WORD_TIME = /^(\S+) (\d+\.\d+) (\d+\.\d+) (\d+(?:\.\d+)?)$/;
 
 /** Not words: pocketsphinx's silence and noise tokens. */

@@ -38,7 +38,8 @@ import { DEFAULT_POOL_SIZE, MAX_POOL_SIZE, RecognizerPool } from './recognizer-p
 export class SpeechEngineFactory implements OnApplicationBootstrap, OnApplicationShutdown {
   private warmTimer: ReturnType<typeof setInterval> | null = null;
   private readonly grammarDir: string | null = null;
-  /** Warm pocketsphinx processes (`asr.pool_size`, default 2, at most 16); null for cloud ASR. */
+  private readonly digits: boolean | 'auto' = 'auto';
+  /** Warm pocketsphinx processes shared by all calls (`asr.pool_size`, default 4, at most 16); null for cloud ASR. */
   readonly pool: RecognizerPool | null = null;
   private readonly synthesizer: SpeechSynthesizer;
   private readonly asrSetup: PocketsphinxSetup | null = null;
@@ -59,17 +60,22 @@ export class SpeechEngineFactory implements OnApplicationBootstrap, OnApplicatio
     if (
       typeof poolSize !== 'number' ||
       !Number.isInteger(poolSize) ||
-      poolSize < 0 ||
+      poolSize < 1 ||
       poolSize > MAX_POOL_SIZE
     ) {
       throw new Error(
-        `${config.provider}.asr.pool_size: must be an integer from 0 to ${MAX_POOL_SIZE}`,
+        `${config.provider}.asr.pool_size: must be an integer from 1 to ${MAX_POOL_SIZE}`,
       );
     }
+    const digits = config.asr.options.digits ?? 'auto';
+    if (digits !== 'auto' && typeof digits !== 'boolean') {
+      throw new Error(`${config.provider}.asr.digits: must be true, false or auto`);
+    }
+    this.digits = digits;
     this.grammarDir = mkdtempSync(join(tmpdir(), 'parley-voice-')); // mode 0700
     // Checked at start-up: a missing acoustic model stops Parley with a clear message.
     this.asrSetup = pocketsphinxSetup(
-      { modelDir: this.modelDir, phrases: config.phrases },
+      { modelDir: this.modelDir, phrases: config.phrases, digits: this.digits },
       this.grammarDir,
     );
     this.pool = new RecognizerPool(poolSize);
@@ -77,6 +83,8 @@ export class SpeechEngineFactory implements OnApplicationBootstrap, OnApplicatio
 
   /** Fills the warm pool for the current model's grammar (called once the server listens). */
   warmUp(): void {
+    // nothing to warm before a model or phrases exist (the first call starts the processes)
+    if (this.assistants.current() === null && this.config.phrases.length === 0) return;
     const setup = this.offlineSetup();
     if (setup !== null) this.pool?.warm(setup);
   }
@@ -114,7 +122,10 @@ export class SpeechEngineFactory implements OnApplicationBootstrap, OnApplicatio
         setup:
           phrases.length === this.config.phrases.length
             ? this.asrSetup
-            : pocketsphinxSetup({ modelDir: this.modelDir, phrases }, this.grammarDir ?? tmpdir()),
+            : pocketsphinxSetup(
+                { modelDir: this.modelDir, phrases, digits: this.digits },
+                this.grammarDir ?? tmpdir(),
+              ),
       };
     }
     return this.modelSetup.setup;
