@@ -6,7 +6,7 @@
 // pocketsphinx → NLU). Meanwhile one more call streams 60 s of silence, line noise, breaths,
 // clicks and coughs.
 //
-//   npm run build && node bench/voice/recognition.js [--calls 8] [--pool 4]
+//   npm run build && node bench/voice/recognition.js [--calls 8] [--pool 8]
 //
 // Reports: the share of utterances whose user turn got the example's intent (target ≥ 90 %),
 // misses (no turn), false turns from the noise-only call (target 0), the latency split measured
@@ -96,7 +96,7 @@ async function speaker(url, wsUrl, items, seed) {
 }
 
 async function main() {
-  const opts = parseNumberArgs(process.argv.slice(2), { calls: 8, pool: 4 });
+  const opts = parseNumberArgs(process.argv.slice(2), { calls: 8, pool: 8 });
   const cleanups = cleanupStack();
   const load = loadAverage({ warn: true });
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-voice-rec-'));

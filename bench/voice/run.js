@@ -5,7 +5,7 @@
 // client streaming espeak-ng caller speech on a noisy line in real time (200 ms frames, each sent
 // once "captured").
 //
-//   npm run build && node bench/voice/run.js [--calls 20] [--pool 4]
+//   npm run build && node bench/voice/run.js [--calls 20] [--pool 8]
 //
 // Reports the serving process's CPU (plus its engine children) and memory — not the `parley run`
 // launcher's — the latency split measured inside the server (GET /webhooks/genesys/metrics:
@@ -66,7 +66,7 @@ async function call(wsUrl, speech, index) {
 }
 
 async function main() {
-  const opts = parseNumberArgs(process.argv.slice(2), { calls: 20, pool: 4 });
+  const opts = parseNumberArgs(process.argv.slice(2), { calls: 20, pool: 8 });
   const cleanups = cleanupStack();
   const load = loadAverage({ warn: true });
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-voice-'));

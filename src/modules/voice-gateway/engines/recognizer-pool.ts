@@ -4,7 +4,7 @@ import { PocketsphinxRecognizer, type PocketsphinxSetup } from './pocketsphinx-a
 
 /** Upper bound of `asr.pool_size`: each process holds its own copy of the model. */
 export const MAX_POOL_SIZE = 16;
-export const DEFAULT_POOL_SIZE = 4;
+export const DEFAULT_POOL_SIZE = 8;
 /** A process that gives no result this long after the end of an utterance is replaced. */
 const RESULT_TIMEOUT_MS = 4000;
 

@@ -39,7 +39,7 @@ export class SpeechEngineFactory implements OnApplicationBootstrap, OnApplicatio
   private warmTimer: ReturnType<typeof setInterval> | null = null;
   private readonly grammarDir: string | null = null;
   private readonly digits: boolean | 'auto' = 'auto';
-  /** Warm pocketsphinx processes shared by all calls (`asr.pool_size`, default 4, at most 16); null for cloud ASR. */
+  /** Warm pocketsphinx processes shared by all calls (`asr.pool_size`, default 8, at most 16); null for cloud ASR. */
   readonly pool: RecognizerPool | null = null;
   private readonly synthesizer: SpeechSynthesizer;
   private readonly asrSetup: PocketsphinxSetup | null = null;
