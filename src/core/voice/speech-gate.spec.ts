@@ -2,6 +2,7 @@ import { buildJsgf } from 'src/core/voice/jsgf-grammar';
 import { mulawEncode } from 'src/core/voice/mulaw';
 import { SpeechGate, type SpeechGateEvent } from 'src/core/voice/speech-gate';
 import { TranscriptFilter } from 'src/core/voice/transcript-filter';
+import { parseVoiceConnectorConfig } from 'src/core/voice/voice-config';
 
 // Synthetic telephone audio at 8 kHz (16-bit PCM, µ-law encoded before the gate).
 const RATE = 8000;
@@ -198,5 +199,45 @@ describe('buildJsgf digits', () => {
     expect(buildJsgf(['my number is five five five', 'hello'], all)).toContain('<digit>+');
     expect(buildJsgf(['hello'], all, true)).toContain('<digit>+');
     expect(buildJsgf(['call 911'], all, false)).not.toContain('<digit>');
+  });
+});
+
+describe('voice settings for the gate, the filter and pauses', () => {
+  const base = {
+    api_key: 'k',
+    server_url: 'localhost',
+    asr: { name: 'pocketsphinx' },
+    tts: { name: 'flite' },
+  };
+
+  it('reads vad, transcripts and pause_audio_after, with defaults when absent', () => {
+    const plain = parseVoiceConnectorConfig(base, 'genesys');
+    expect(plain.speechGate).toEqual({});
+    expect(plain.transcripts.minConfidence).toBe(0.4);
+    expect(plain.transcripts.fillers).toContain('oh');
+    expect(plain.pauseAudioAfter).toBeNull();
+    const tuned = parseVoiceConnectorConfig(
+      {
+        ...base,
+        vad: { pre_roll_ms: 400, hangover_ms: 250 },
+        transcripts: { fillers: ['uh'], min_confidence: 0.6 },
+        pause_audio_after: 2,
+      },
+      'genesys',
+    );
+    expect(tuned.speechGate).toEqual({ preRollMs: 400, hangoverMs: 250 });
+    expect(tuned.transcripts).toEqual({ fillers: ['uh'], minConfidence: 0.6 });
+    expect(tuned.pauseAudioAfter).toBe(2);
+  });
+
+  it('names the key of a wrong setting', () => {
+    const parse = (extra: Record<string, unknown>) => () =>
+      parseVoiceConnectorConfig({ ...base, ...extra }, 'genesys');
+    expect(parse({ vad: { preroll: 1 } })).toThrow('genesys.vad.preroll: unknown key');
+    expect(parse({ vad: { hangover_ms: -1 } })).toThrow('genesys.vad.hangover_ms');
+    expect(parse({ transcripts: { min_confidence: 2 } })).toThrow(
+      'genesys.transcripts.min_confidence',
+    );
+    expect(parse({ pause_audio_after: 0 })).toThrow('genesys.pause_audio_after');
   });
 });
