@@ -65,8 +65,9 @@ export function breathAndCough(seed = 3): Buffer {
     const t = i / 8000;
     let level = 120;
     for (const start of [0.5, 2, 4.5]) {
-      if (t >= start && t < start + 0.7)
+      if (t >= start && t < start + 0.7) {
         level += 900 * Math.sin((Math.PI * (t - start)) / 0.7) ** 2;
+      }
     }
     if (t >= 3.2 && t < 3.45) level += 6000 * Math.exp(-6 * ((t - 3.2) / 0.25));
     out[i] = Math.max(
