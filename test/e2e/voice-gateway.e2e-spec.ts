@@ -123,15 +123,14 @@ describe('Genesys voice connector (e2e)', () => {
   });
 
   describe('protocol', () => {
-    it('answers ping with pong carrying the ping seq, pause/resume, update, dtmf and playback events', async () => {
+    it('answers ping with pong carrying the ping seq, update, dtmf, playback events and a pause of the client', async () => {
       const client = await openedClient();
       client.send('ping', { rtt: 'PT0.05S' });
       expect(await client.waitForType('pong')).toMatchObject({ clientseq: 2, parameters: {} });
-      client.send('pause');
-      expect(await client.waitForType('paused')).toMatchObject({ clientseq: 3 });
-      client.sendRaw(Buffer.alloc(1600, 0xff), true); // audio racing the pause is dropped
-      client.send('resume');
-      expect(await client.waitForType('resumed')).toMatchObject({ clientseq: 4 });
+      // the client pauses on its own (hold): no answer is due, audio while paused is dropped
+      client.send('paused');
+      client.sendRaw(Buffer.alloc(1600, 0xff), true);
+      client.send('resumed', { start: 'PT1S', discarded: 'PT0.2S' });
       client.send('update', { language: 'en-GB' });
       expect(await client.waitForType('updated')).toMatchObject({ clientseq: 5 });
       client.send('dtmf', { digit: '5' });
@@ -153,6 +152,24 @@ describe('Genesys voice connector (e2e)', () => {
       expect(client.violations).toEqual([]);
       client.close();
     });
+
+    it.each(['pause', 'resume'])(
+      'ends the session when the client sends %s (a server message: the client answers paused/resumed)',
+      async (type) => {
+        const client = await openedClient();
+        client.send(type);
+        const disconnect = await client.waitForType('disconnect');
+        expect(disconnect.parameters).toMatchObject({ reason: 'error' });
+        expect(String(disconnect.parameters.info)).toContain(
+          `'${type}' is not a supported client message`,
+        );
+        expect(client.messages.some((m) => m.type === 'paused' || m.type === 'resumed')).toBe(
+          false,
+        );
+        await client.waitForType('closed'); // the client answered the disconnect with close
+        client.close();
+      },
+    );
 
     it('de-interleaves a stereo offer and refuses an offer without PCMU 8 kHz', async () => {
       const stereo = await connect();

@@ -50,13 +50,15 @@ export interface OpenParameters {
   readonly customConfig?: JsonObject;
 }
 
+/**
+ * What a client may send. `pause` and `resume` are server → client only (the client answers them
+ * with `paused` / `resumed`); a client sending them breaks the protocol.
+ */
 export const CLIENT_MESSAGE_TYPES = [
   'open',
   'close',
   'ping',
   'update',
-  'pause',
-  'resume',
   'paused',
   'resumed',
   'discarded',

@@ -63,8 +63,9 @@ export interface AudioHookSessionOptions {
 
 /**
  * The server side of one AudioHook session: validates every client message (envelope, version,
- * session id, `seq`/`serverseq`), answers the protocol (`opened`, `pong`, `closed`, `updated`,
- * `paused`/`resumed`), and hands media and events to the listener. Any protocol violation ends
+ * session id, `seq`/`serverseq`), answers the protocol (`opened`, `pong`, `closed`, `updated`),
+ * sends `pause`/`resume` when asked (the client answers `paused`/`resumed`; a client `pause` or
+ * `resume` is a protocol error), and hands media and events to the listener. Any protocol violation ends
  * the session with a `disconnect` `error` naming the problem; the socket is never left hanging.
  */
 export class AudioHookSession {
@@ -74,6 +75,8 @@ export class AudioHookSession {
   private mediaFormat: MediaFormat | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private ended = false;
+  private pauseRequested = false;
+  private resumeRequested = false;
 
   constructor(
     private readonly options: AudioHookSessionOptions,
@@ -223,21 +226,15 @@ export class AudioHookSession {
         this.send('updated', {});
         this.listener.onUpdate(parameters);
         return;
-      case 'pause':
-        if (this.stateValue === 'active') this.stateValue = 'paused';
-        this.send('paused', {});
-        this.listener.onPaused();
-        return;
-      case 'resume':
-        if (this.stateValue === 'paused') this.stateValue = 'active';
-        this.send('resumed', { start: 'PT0S', discarded: 'PT0S' });
-        this.listener.onResumed();
-        return;
       case 'paused':
+        // the answer to our `pause`, or the client pausing on its own (e.g. hold)
+        this.pauseRequested = false;
         if (this.stateValue === 'active') this.stateValue = 'paused';
         this.listener.onPaused();
         return;
       case 'resumed':
+        // the answer to our `resume`, or the end of a pause of the client's own
+        this.resumeRequested = false;
         if (this.stateValue === 'paused') this.stateValue = 'active';
         this.listener.onResumed();
         return;
@@ -359,12 +356,31 @@ export class AudioHookSession {
     return true;
   }
 
-  /** Asks the client to pause / resume its audio. */
+  /**
+   * Asks the client to stop streaming audio (`pause`; it answers `paused`). Audio sent before
+   * its answer is still taken. No effect unless the session is active and not already pausing.
+   */
   pause(): void {
-    if (this.stateValue === 'active') this.send('pause', {});
+    if (this.stateValue !== 'active' || this.pauseRequested) return;
+    this.pauseRequested = true;
+    this.resumeRequested = false;
+    this.send('pause', {});
   }
+
+  /** Asks the client to stream again (`resume`; it answers `resumed`) after a `pause`. */
   resume(): void {
-    if (this.stateValue === 'paused') this.send('resume', {});
+    if (this.resumeRequested) return;
+    if (this.stateValue !== 'paused' && !(this.stateValue === 'active' && this.pauseRequested)) {
+      return;
+    }
+    this.pauseRequested = false;
+    this.resumeRequested = true;
+    this.send('resume', {});
+  }
+
+  /** True between our `pause` and the client's `paused`. */
+  get pausing(): boolean {
+    return this.pauseRequested;
   }
 
   /** Ends the session from our side; the client answers with `close`. */

@@ -30,10 +30,20 @@ export function phraseWords(text: string): string[] {
     .filter((w) => w.length > 0);
 }
 
+/**
+ * `digits`: add a loop of spoken digits. `auto` (the default) adds it only when the phrases
+ * speak of numbers (a digit word or a numeral in an example): for a bot that never asks for one,
+ * the loop only catches noise and mumbling ("oh", "eight two").
+ */
 export function buildJsgf(
   phrases: readonly string[],
   hasWord: (word: string) => boolean,
+  digitsOption: boolean | 'auto' = 'auto',
 ): string | null {
+  const withDigits =
+    digitsOption === 'auto'
+      ? phrases.some((p) => /\d/.test(p) || phraseWords(p).some((w) => DIGITS.includes(w)))
+      : digitsOption;
   const seen = new Set<string>();
   for (const phrase of [...phrases, ...BASICS]) {
     const words = phraseWords(phrase);
@@ -41,7 +51,7 @@ export function buildJsgf(
     seen.add(words.join(' '));
   }
   if (seen.size === 0) return null;
-  const digits = DIGITS.filter(hasWord);
+  const digits = withDigits ? DIGITS.filter(hasWord) : [];
   const lines = ['#JSGF V1.0;', 'grammar parley;', `<phrase> = ${[...seen].sort().join(' | ')};`];
   if (digits.length > 0) {
     lines.push(`<digit> = ${digits.join(' | ')};`);

@@ -57,13 +57,16 @@ function setup(
     minWords?: number;
     silenceMs?: number | null;
     synth?: FakeSynthesizer;
+    handler?: ScriptedHandler;
+    pauseAfterMs?: number;
   } = {},
 ) {
+  const pauses: string[] = [];
   const sent: Uint8Array[] = [];
   const events: string[] = [];
   const disconnects: Array<Record<string, string> | undefined> = [];
   const recognizer = new FakeRecognizer();
-  const handler = new ScriptedHandler(options.replies ?? {});
+  const handler = options.handler ?? new ScriptedHandler(options.replies ?? {});
   const call = new VoiceCall({
     conversationId: 'c1',
     channel: 'genesys',
@@ -78,14 +81,18 @@ function setup(
       },
       sendEvent: (entities) => events.push(...entities.map((e) => e.type)),
       disconnect: (_reason, _info, vars) => disconnects.push(vars),
+      pause: () => pauses.push('pause'),
+      resume: () => pauses.push('resume'),
     },
+    pauseAudioAfterMs: options.pauseAfterMs ?? null,
+    transcripts: { fillers: ['oh', 'uh', 'um', 'hmm'], minConfidence: 0.5 },
     interruptions: { enabled: options.minWords !== undefined, minWords: options.minWords ?? 3 },
     silenceTimeoutMs: options.silenceMs ?? null,
     outputVariables: () => Promise.resolve({ mood: 'sad' }),
     nowMs: () => Date.now(),
     logger: { info: () => undefined, warn: () => undefined },
   });
-  return { call, sent, events, disconnects, recognizer, handler };
+  return { call, sent, events, disconnects, recognizer, handler, pauses };
 }
 
 async function flush(): Promise<void> {
@@ -210,5 +217,44 @@ describe(VoiceCall.name, () => {
   it('counts words without punctuation', () => {
     expect(countWords('Hi, there!  I am... sad')).toBe(5);
     expect(countWords(' ?! ')).toBe(0);
+  });
+
+  it('drops filler-only, empty and low-confidence transcripts: no turn', async () => {
+    const { call, recognizer, handler } = setup();
+    call.start();
+    await flush();
+    recognizer.listener({ kind: 'final', text: 'oh' });
+    recognizer.listener({ kind: 'final', text: 'uh um' });
+    recognizer.listener({ kind: 'final', text: '' });
+    recognizer.listener({ kind: 'final', text: 'i am sad', confidence: 0.2 });
+    recognizer.listener({ kind: 'final', text: 'i am happy', confidence: 0.9 });
+    await flush();
+    expect(handler.received.map((m) => m.text)).toEqual(['/session_start', 'i am happy']);
+    expect(call.droppedTranscripts).toBe(4);
+  });
+
+  it('pauses the caller audio while a turn runs longer than pauseAudioAfterMs, then resumes', async () => {
+    let release: () => void = () => undefined;
+    class SlowHandler extends ScriptedHandler {
+      override async handleMessage(message: UserMessage): Promise<void> {
+        await super.handleMessage(message);
+        if (message.text === 'check my order') await new Promise<void>((r) => (release = r));
+      }
+    }
+    const handler = new SlowHandler({});
+    const { call, recognizer, pauses } = setup({ handler, pauseAfterMs: 500 });
+    call.start();
+    await flush();
+    jest.advanceTimersByTime(1000); // a quick turn never pauses
+    expect(pauses).toEqual([]);
+    recognizer.listener({ kind: 'final', text: 'check my order' });
+    await flush();
+    jest.advanceTimersByTime(499);
+    expect(pauses).toEqual([]);
+    jest.advanceTimersByTime(1);
+    expect(pauses).toEqual(['pause']);
+    release();
+    await flush();
+    expect(pauses).toEqual(['pause', 'resume']);
   });
 });

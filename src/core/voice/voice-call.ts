@@ -1,10 +1,15 @@
 import { OutputChannel, type BotMessage } from 'src/core/channels/output-channel';
 import { type JsonObject } from 'src/core/events/event-base';
 import { type MessageHandler } from 'src/core/ports/message-handler';
-import { EnergyVad } from 'src/core/voice/energy-vad';
 import { UtteranceBuffer } from 'src/core/voice/outbound-audio';
 import { type SpeechRecognizer, type SpeechSynthesizer } from 'src/core/voice/speech-engines';
+import { SpeechGate, type SpeechGateOptions } from 'src/core/voice/speech-gate';
 import { TokenBucket } from 'src/core/voice/token-bucket';
+import {
+  DEFAULT_TRANSCRIPT_FILTER,
+  TranscriptFilter,
+  type TranscriptFilterOptions,
+} from 'src/core/voice/transcript-filter';
 
 /** What a call needs from its AudioHook session. */
 export interface CallSession {
@@ -15,12 +20,17 @@ export interface CallSession {
     info?: string,
     outputVariables?: Record<string, string>,
   ): void;
+  /** Asks the client to stop / restart streaming caller audio (AudioHook `pause`/`resume`). */
+  pause?(): void;
+  resume?(): void;
 }
 
 /** Latency of one turn in milliseconds (null when not measurable). */
 export interface TurnLatency {
   readonly conversationId: string;
-  /** End of caller speech (energy VAD) → final transcript. */
+  /** End of caller speech (speech gate) → first audio frame sent: what the caller waits. */
+  readonly speechEndToAudioMs: number | null;
+  /** End of caller speech (speech gate) → final transcript. */
   readonly asrMs: number | null;
   /** Message handed to the processor → first bot text. */
   readonly processingMs: number | null;
@@ -55,6 +65,15 @@ export interface VoiceCallOptions {
   readonly nowMs: () => number;
   readonly logger: CallLogger;
   readonly onLatency?: (latency: TurnLatency) => void;
+  /** Speech gate tuning (pre-roll, hangover, noise floor margin, ...). */
+  readonly speechGate?: Partial<SpeechGateOptions>;
+  /** Which final transcripts make a turn (fillers, minimum confidence). */
+  readonly transcripts?: TranscriptFilterOptions;
+  /**
+   * A turn still being handled after this long pauses the caller's audio (AudioHook `pause`)
+   * until it is done (`resume`); null = never.
+   */
+  readonly pauseAudioAfterMs?: number | null;
   /** Binary sends: 5 per second on average, 25 at once (Genesys inbound limits). */
   readonly rate?: { readonly perSecond: number; readonly burst: number };
 }
@@ -111,7 +130,10 @@ interface Turn {
  */
 export class VoiceCall {
   readonly output: VoiceOutputChannel;
-  private readonly vad = new EnergyVad();
+  private readonly gate: SpeechGate;
+  private readonly filter: TranscriptFilter;
+  private pauseTimer: ReturnType<typeof setTimeout> | null = null;
+  private audioPaused = false;
   private readonly bucket: TokenBucket;
   private readonly audioQueue: Uint8Array[] = [];
   private pumpTimer: ReturnType<typeof setTimeout> | null = null;
@@ -131,13 +153,18 @@ export class VoiceCall {
   private currentTurn: Turn | null = null;
   /** Count of barge-ins (for tests and metrics). */
   bargeIns = 0;
+  /** Final transcripts dropped by the filter, and gate candidates dropped as noise. */
+  droppedTranscripts = 0;
+  rejectedNoises = 0;
 
   constructor(private readonly options: VoiceCallOptions) {
     this.output = new VoiceOutputChannel(options.channel, this);
     const rate = options.rate ?? { perSecond: 5, burst: 25 };
     this.bucket = new TokenBucket(rate.perSecond, rate.burst, options.nowMs);
+    this.gate = new SpeechGate(options.speechGate);
+    this.filter = new TranscriptFilter(options.transcripts ?? DEFAULT_TRANSCRIPT_FILTER);
     options.recognizer.onEvent((event) => {
-      if (event.kind === 'final') this.onFinalTranscript(event.text);
+      if (event.kind === 'final') this.onFinalTranscript(event.text, event.confidence);
       else this.onInterimTranscript(event.text);
     });
     options.recognizer.onError((error) =>
@@ -158,11 +185,27 @@ export class VoiceCall {
 
   onAudio(audio: Uint8Array): void {
     if (this.finished) return;
-    for (const event of this.vad.push(audio)) {
-      if (event === 'speech_start') this.cancelSilenceTimer();
-      else this.lastSpeechEndAt = this.options.nowMs();
+    const recognizer = this.options.recognizer;
+    const gated = recognizer.gated === true;
+    for (const event of this.gate.push(audio)) {
+      switch (event.type) {
+        case 'speech_start':
+          this.cancelSilenceTimer();
+          break;
+        case 'audio':
+          if (gated) recognizer.sendAudio(event.audio);
+          break;
+        case 'speech_end':
+          // the gate decides after its hangover: date the end where the speech stopped
+          this.lastSpeechEndAt = this.options.nowMs() - (this.gate.positionMs - event.endMs);
+          if (gated) recognizer.endOfSpeech?.();
+          break;
+        case 'rejected':
+          this.rejectedNoises++;
+          break;
+      }
     }
-    this.options.recognizer.sendAudio(audio);
+    if (!gated) recognizer.sendAudio(audio);
   }
 
   onDtmf(digit: string): void {
@@ -209,7 +252,7 @@ export class VoiceCall {
     this.finished = true;
     this.generation++;
     this.audioQueue.length = 0;
-    for (const t of [this.pumpTimer, this.silenceTimer, this.dtmfTimer]) {
+    for (const t of [this.pumpTimer, this.silenceTimer, this.dtmfTimer, this.pauseTimer]) {
       if (t !== null) clearTimeout(t);
     }
     this.options.recognizer
@@ -335,9 +378,20 @@ export class VoiceCall {
     this.maybeBargeIn(text);
   }
 
-  private onFinalTranscript(text: string): void {
-    const trimmed = text.trim();
-    if (this.finished || countWords(trimmed) === 0) return;
+  private onFinalTranscript(text: string, confidence?: number): void {
+    if (this.finished) return;
+    const verdict = this.filter.judge(text, confidence);
+    if (!verdict.accepted) {
+      this.droppedTranscripts++;
+      this.options.logger.info('transcript dropped', {
+        conversationId: this.options.conversationId,
+        reason: verdict.reason,
+        text,
+        ...(confidence !== undefined ? { confidence } : {}),
+      });
+      return;
+    }
+    const trimmed = verdict.text;
     this.cancelSilenceTimer();
     this.maybeBargeIn(trimmed);
     this.submit(trimmed, null, this.options.nowMs());
@@ -369,6 +423,7 @@ export class VoiceCall {
           reported: false,
         };
         this.currentTurn = turn;
+        this.armPauseTimer();
         await this.options.handler.handleMessage({
           text,
           senderId: this.options.conversationId,
@@ -377,10 +432,12 @@ export class VoiceCall {
           metadata,
         });
         this.currentTurn = null;
+        this.endPause();
         this.armSilenceTimerIfIdle();
       })
       .catch((error: unknown) => {
         this.currentTurn = null;
+        this.endPause();
         this.options.logger.warn('handling a voice message failed', { error: String(error) });
       });
   }
@@ -396,6 +453,7 @@ export class VoiceCall {
     const transcriptToAudioMs = now - turn.finalAt;
     const latency: TurnLatency = {
       conversationId: this.options.conversationId,
+      speechEndToAudioMs: diff(now, turn.speechEndAt),
       asrMs: diff(turn.finalAt, turn.speechEndAt),
       processingMs,
       ttsFirstByteMs,
@@ -404,6 +462,35 @@ export class VoiceCall {
     };
     this.options.logger.info('voice turn latency', { ...latency });
     this.options.onLatency?.(latency);
+  }
+
+  // ------------------------------------------------------------------- pause
+
+  /** Long turns (a slow custom action) pause the caller's audio until they are handled. */
+  private armPauseTimer(): void {
+    const ms = this.options.pauseAudioAfterMs ?? null;
+    if (ms === null || this.options.session.pause === undefined) return;
+    if (this.pauseTimer !== null) clearTimeout(this.pauseTimer);
+    this.pauseTimer = setTimeout(() => {
+      this.pauseTimer = null;
+      if (this.finished || this.currentTurn === null || this.audioPaused) return;
+      this.audioPaused = true;
+      for (const event of this.gate.flush()) {
+        if (event.type === 'speech_end' && this.options.recognizer.gated === true) {
+          this.options.recognizer.endOfSpeech?.();
+        }
+      }
+      this.options.session.pause?.();
+    }, ms);
+    this.pauseTimer.unref?.();
+  }
+
+  private endPause(): void {
+    if (this.pauseTimer !== null) clearTimeout(this.pauseTimer);
+    this.pauseTimer = null;
+    if (!this.audioPaused || this.finished) return;
+    this.audioPaused = false;
+    this.options.session.resume?.();
   }
 
   // ----------------------------------------------------------------- silence

@@ -1,3 +1,9 @@
+import { type SpeechGateOptions } from 'src/core/voice/speech-gate';
+import {
+  DEFAULT_TRANSCRIPT_FILTER,
+  type TranscriptFilterOptions,
+} from 'src/core/voice/transcript-filter';
+
 /**
  * The voice-stream connector's entry in credentials.yml (Rasa's `genesys` channel keys), validated.
  * Every problem names the key, e.g. `genesys.api_key: required, a non-empty string`.
@@ -21,6 +27,12 @@ export interface VoiceConnectorConfig {
   readonly silenceTimeout: number | null;
   /** Slot names returned to the call flow as `outputVariables`. */
   readonly outputVariables: readonly string[];
+  /** `vad`: speech gate tuning (only the keys given). */
+  readonly speechGate: Partial<SpeechGateOptions>;
+  /** `transcripts`: which recognition results make a turn. */
+  readonly transcripts: TranscriptFilterOptions;
+  /** `pause_audio_after` (seconds): pause the caller's audio while a turn takes longer; null = off. */
+  readonly pauseAudioAfter: number | null;
 }
 
 export class VoiceConfigError extends Error {
@@ -45,7 +57,67 @@ const KNOWN_KEYS = new Set([
   'interruptions',
   'silence_timeout',
   'output_variables',
+  'vad',
+  'transcripts',
+  'pause_audio_after',
 ]);
+
+/** `vad` keys → speech gate options (milliseconds and decibels). */
+const VAD_KEYS: Readonly<Record<string, keyof SpeechGateOptions>> = {
+  pre_roll_ms: 'preRollMs',
+  hangover_ms: 'hangoverMs',
+  margin_db: 'marginDb',
+  min_level_db: 'minLevelDb',
+  min_voiced_ms: 'minVoicedMs',
+  max_speech_ms: 'maxSpeechMs',
+};
+
+function speechGate(raw: unknown, key: string): Partial<SpeechGateOptions> {
+  if (raw === undefined || raw === null) return {};
+  if (!isObject(raw)) throw new VoiceConfigError(key, 'must be a mapping');
+  const out: Partial<Record<keyof SpeechGateOptions, number>> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const option = VAD_KEYS[name];
+    if (option === undefined) {
+      throw new VoiceConfigError(
+        `${key}.${name}`,
+        `unknown key (one of ${Object.keys(VAD_KEYS).join(', ')})`,
+      );
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 60_000) {
+      throw new VoiceConfigError(`${key}.${name}`, 'must be a number ≥ 0');
+    }
+    out[option] = value;
+  }
+  return out;
+}
+
+function transcripts(raw: unknown, key: string): TranscriptFilterOptions {
+  if (raw === undefined || raw === null) return DEFAULT_TRANSCRIPT_FILTER;
+  if (!isObject(raw)) throw new VoiceConfigError(key, 'must be a mapping');
+  for (const name of Object.keys(raw)) {
+    if (name !== 'fillers' && name !== 'min_confidence') {
+      throw new VoiceConfigError(`${key}.${name}`, 'unknown key (fillers, min_confidence)');
+    }
+  }
+  const { fillers, min_confidence: minConfidence } = raw;
+  if (
+    fillers !== undefined &&
+    (!Array.isArray(fillers) || !fillers.every((f) => typeof f === 'string'))
+  ) {
+    throw new VoiceConfigError(`${key}.fillers`, 'must be a list of words');
+  }
+  if (
+    minConfidence !== undefined &&
+    (typeof minConfidence !== 'number' || !(minConfidence >= 0 && minConfidence <= 1))
+  ) {
+    throw new VoiceConfigError(`${key}.min_confidence`, 'must be a number from 0 to 1');
+  }
+  return {
+    fillers: fillers ?? DEFAULT_TRANSCRIPT_FILTER.fillers,
+    minConfidence: minConfidence ?? DEFAULT_TRANSCRIPT_FILTER.minConfidence,
+  };
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -130,6 +202,17 @@ export function parseVoiceConnectorConfig(raw: unknown, provider: string): Voice
     }
     outputVariables = o;
   }
+  let pauseAudioAfter: number | null = null;
+  if (raw.pause_audio_after !== undefined && raw.pause_audio_after !== null) {
+    const p = raw.pause_audio_after;
+    if (typeof p !== 'number' || !Number.isFinite(p) || p <= 0) {
+      throw new VoiceConfigError(
+        `${provider}.pause_audio_after`,
+        'must be a positive number of seconds',
+      );
+    }
+    pauseAudioAfter = p;
+  }
   return {
     provider,
     apiKey,
@@ -140,5 +223,8 @@ export function parseVoiceConnectorConfig(raw: unknown, provider: string): Voice
     interruptions,
     silenceTimeout,
     outputVariables,
+    speechGate: speechGate(raw.vad, `${provider}.vad`),
+    transcripts: transcripts(raw.transcripts, `${provider}.transcripts`),
+    pauseAudioAfter,
   };
 }

@@ -112,6 +112,8 @@ export class VoiceGatewayService {
           this.calls.delete(call);
           this.metrics.activeCalls = this.calls.size;
           this.metrics.bargeInsTotal += call.bargeIns;
+          this.metrics.droppedTranscriptsTotal += call.droppedTranscripts;
+          this.metrics.rejectedNoisesTotal += call.rejectedNoises;
         },
       } satisfies AudioHookListener,
       log,
@@ -158,7 +160,13 @@ export class VoiceGatewayService {
           onDisconnect();
           session.disconnect(reason, info, outputVariables);
         },
+        pause: () => session.pause(),
+        resume: () => session.resume(),
       },
+      speechGate: this.config.speechGate,
+      transcripts: this.config.transcripts,
+      pauseAudioAfterMs:
+        this.config.pauseAudioAfter === null ? null : this.config.pauseAudioAfter * 1000,
       interruptions: this.config.interruptions,
       silenceTimeoutMs:
         this.config.silenceTimeout === null ? null : this.config.silenceTimeout * 1000,

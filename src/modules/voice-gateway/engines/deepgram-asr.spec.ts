@@ -118,7 +118,7 @@ describe(DeepgramAsr.name, () => {
         { kind: 'interim', text: 'I am' },
         { kind: 'interim', text: 'I am sad' },
         { kind: 'interim', text: 'I am sad today' },
-        { kind: 'final', text: 'I am sad today' },
+        { kind: 'final', text: 'I am sad today', confidence: 0.98 },
       ]);
       expect(server.audioBytes()).toBe(1600);
       const query = new URL(server.requests[0]!.url ?? '', 'http://x').searchParams;
@@ -165,7 +165,7 @@ describe(DeepgramAsr.name, () => {
       await until(() => events.length === 2);
       expect(events).toEqual([
         { kind: 'interim', text: 'yes please' },
-        { kind: 'final', text: 'yes please' },
+        { kind: 'final', text: 'yes please', confidence: 0.98 },
       ]);
       await until(() => server.control.some((m) => (m as { type: string }).type === 'KeepAlive'));
       await asr.close();
@@ -221,7 +221,7 @@ describe(DeepgramAsr.name, () => {
         expect.stringMatching(/unexpected binary/),
         expect.stringMatching(/closed the connection \(1011: NET-0001\)/),
       ]);
-      expect(events).toEqual([{ kind: 'final', text: 'hi' }]);
+      expect(events).toEqual([{ kind: 'final', text: 'hi', confidence: 0.98 }]);
       await asr.close();
     } finally {
       await server.close();

@@ -37,7 +37,7 @@ interface ResultsMessage {
   type: 'Results';
   is_final?: boolean;
   speech_final?: boolean;
-  channel?: { alternatives?: Array<{ transcript?: string }> };
+  channel?: { alternatives?: Array<{ transcript?: string; confidence?: number }> };
 }
 
 /**
@@ -55,6 +55,7 @@ export class DeepgramAsr implements SpeechRecognizer {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private accumulated: string[] = [];
+  private confidence: number | null = null;
   private failed = false;
   private closing = false;
   private readonly keepAlive: NodeJS.Timeout;
@@ -189,6 +190,10 @@ export class DeepgramAsr implements SpeechRecognizer {
     const text = transcript.trim();
     if (message.is_final === true) {
       if (text.length > 0) this.accumulated.push(text);
+      const confidence = alternatives?.[0]?.confidence;
+      if (text.length > 0 && typeof confidence === 'number') {
+        this.confidence = Math.min(this.confidence ?? 1, confidence);
+      }
       if (message.speech_final === true) this.flush();
       else if (text.length > 0) this.emit({ kind: 'interim', text: this.accumulated.join(' ') });
     } else if (text.length > 0) {
@@ -199,8 +204,11 @@ export class DeepgramAsr implements SpeechRecognizer {
   private flush(): void {
     if (this.accumulated.length === 0) return;
     const text = this.accumulated.join(' ');
+    const confidence = this.confidence;
     this.accumulated = [];
-    this.emit({ kind: 'final', text });
+    this.confidence = null;
+    // the lowest confidence of the parts: one doubtful part makes the utterance doubtful
+    this.emit({ kind: 'final', text, ...(confidence !== null ? { confidence } : {}) });
   }
 
   private emit(event: RecognitionEvent): void {

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mulawSilence, type RecognitionEvent } from 'src/core';
+import { type RecognitionEvent, type SpeechRecognizer } from 'src/core';
 import { readNluYaml } from 'src/core/training-data';
 import { UtteranceBuffer } from 'src/core/voice/outbound-audio';
 import {
@@ -9,6 +10,24 @@ import {
   pocketsphinxSetup,
 } from './pocketsphinx-asr';
 import { ProcessTts } from './process-tts';
+import { RecognizerPool } from './recognizer-pool';
+
+/** Pids of this process's pocketsphinx children, from /proc. */
+function pocketsphinxChildren(): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && comm.startsWith('pocketsphinx')) out.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures');
 
@@ -17,10 +36,7 @@ function moodbotPhrases(): string[] {
   return readNluYaml(readFileSync(file, 'utf8'), file).data.examples.map((e) => e.text);
 }
 
-async function recognize(
-  recognizer: PocketsphinxRecognizer,
-  audio: Uint8Array[],
-): Promise<string[]> {
+async function recognize(recognizer: SpeechRecognizer, audio: Uint8Array[]): Promise<string[]> {
   const heard: string[] = [];
   const done = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, 10_000);
@@ -32,10 +48,10 @@ async function recognize(
       }
     });
   });
+  // the recogniser is gated: each utterance, then the end of speech
   for (const utterance of audio) {
-    recognizer.sendAudio(mulawSilence(300));
     recognizer.sendAudio(utterance);
-    recognizer.sendAudio(mulawSilence(1200));
+    recognizer.endOfSpeech?.();
   }
   await done;
   await recognizer.close();
@@ -43,6 +59,10 @@ async function recognize(
 }
 
 describe('offline speech engines', () => {
+  let grammarDir: string;
+  beforeAll(() => (grammarDir = mkdtempSync(join(tmpdir(), 'parley-asr-spec-'))));
+  afterAll(() => rmSync(grammarDir, { recursive: true, force: true }));
+
   it('espeak-ng and flite speech is recognized with a grammar from the mood bot NLU examples', async () => {
     const espeak = ProcessTts.fromOptions('espeak-ng', {});
     const flite = ProcessTts.fromOptions('flite', {});
@@ -51,10 +71,13 @@ describe('offline speech engines', () => {
       await espeak.render('I am sad'),
       await flite.render('I am sad'),
     ];
-    const setup = pocketsphinxSetup({
-      modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR,
-      phrases: moodbotPhrases(),
-    });
+    const setup = pocketsphinxSetup(
+      {
+        modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR,
+        phrases: moodbotPhrases(),
+      },
+      grammarDir,
+    );
     expect(setup.mode).toBe('grammar');
     expect(await recognize(new PocketsphinxRecognizer(setup), audio)).toEqual([
       'hi',
@@ -76,7 +99,10 @@ describe('offline speech engines', () => {
   });
 
   it('falls back to the full language model without phrases', () => {
-    const setup = pocketsphinxSetup({ modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR, phrases: [] });
+    const setup = pocketsphinxSetup(
+      { modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR, phrases: [] },
+      grammarDir,
+    );
     expect(setup.mode).toBe('language-model');
     expect(setup.args).toContain('-lm');
   });
@@ -92,5 +118,37 @@ describe('offline speech engines', () => {
     expect(messages.length).toBeGreaterThan(1);
     for (const m of messages.slice(0, -1)) expect(m.length).toBeGreaterThan(32_000);
     for (const m of messages) expect(m.length).toBeLessThanOrEqual(64_000);
+  });
+
+  it('shares warm processes between calls, bounded by the pool size, and stops them all on close', async () => {
+    const setup = pocketsphinxSetup(
+      { modelDir: DEFAULT_POCKETSPHINX_MODEL_DIR, phrases: moodbotPhrases() },
+      grammarDir,
+    );
+    const pool = new RecognizerPool(2);
+    pool.warm(setup);
+    const deadline = Date.now() + 20_000;
+    while (pool.idleCount < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(pool.idleCount).toBe(2);
+    const espeak = ProcessTts.fromOptions('espeak-ng', {});
+    const flite = ProcessTts.fromOptions('flite', {});
+    // five calls speaking at once share the two processes; each hears only its own words
+    const calls = Array.from({ length: 5 }, () => pool.acquire(setup));
+    const said = ['hello', 'i am sad', 'goodbye', 'i am sad', 'hello'];
+    const heard = await Promise.all(
+      calls.map(async (call, i) => {
+        const tts = i % 2 === 0 ? espeak : flite;
+        return recognize(call, [await tts.render(said[i] ?? '')]);
+      }),
+    );
+    expect(heard).toEqual(said.map((s) => [s]));
+    expect(pool.processCount).toBe(2);
+    expect(pocketsphinxChildren()).toHaveLength(2);
+    await pool.close();
+    expect(pool.processCount).toBe(0);
+    expect(pocketsphinxChildren()).toEqual([]);
+    expect(() => new RecognizerPool(17)).toThrow('pool size');
   });
 });

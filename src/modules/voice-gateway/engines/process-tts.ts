@@ -11,10 +11,13 @@ const CHUNK_BYTES = 8000;
 /**
  * Offline TTS through a local program (`flite` or `espeak-ng`) run as a child process with an
  * argument array; its WAV output is resampled to 8 kHz and µ-law encoded. Results are cached by
- * text (LRU, `cache_size` entries, default 1000).
+ * text (LRU, `cache_size` entries, default 1000); calls asking for the same text at once share
+ * one synthesis.
  */
 export class ProcessTts implements SpeechSynthesizer {
   private readonly cache: LruCache<string, Uint8Array>;
+  /** Syntheses in progress by text: calls asking for the same text at once share one process. */
+  private readonly inFlight = new Map<string, Promise<Uint8Array>>();
 
   constructor(
     private readonly engine: 'flite' | 'espeak-ng',
@@ -39,7 +42,12 @@ export class ProcessTts implements SpeechSynthesizer {
     if (clean.length === 0) return;
     let audio = this.cache.get(clean);
     if (audio === undefined) {
-      audio = await this.render(clean);
+      let pending = this.inFlight.get(clean);
+      if (pending === undefined) {
+        pending = this.render(clean).finally(() => this.inFlight.delete(clean));
+        this.inFlight.set(clean, pending);
+      }
+      audio = await pending;
       this.cache.set(clean, audio);
     }
     for (let offset = 0; offset < audio.length; offset += CHUNK_BYTES) {

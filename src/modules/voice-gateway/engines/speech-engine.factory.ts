@@ -1,4 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   AssistantSource,
   type Domain,
@@ -14,18 +22,25 @@ import { DeepgramAsr } from './deepgram-asr';
 import { DeepgramTts } from './deepgram-tts';
 import {
   DEFAULT_POCKETSPHINX_MODEL_DIR,
-  PocketsphinxRecognizer,
   type PocketsphinxSetup,
   pocketsphinxSetup,
 } from './pocketsphinx-asr';
 import { ProcessTts } from './process-tts';
+import { DEFAULT_POOL_SIZE, MAX_POOL_SIZE, RecognizerPool } from './recognizer-pool';
 
 /**
  * Builds the engines named by `asr.name` / `tts.name`: one recognizer per call, one shared
- * synthesizer (its cache is shared by all calls). Set-up problems surface at start-up.
+ * synthesizer (its cache is shared by all calls). Set-up problems surface at start-up. The
+ * offline recogniser's grammars live in a private folder of this server (mode 0700), removed at
+ * shutdown together with every pocketsphinx process (warm or in a call).
  */
 @Injectable()
-export class SpeechEngineFactory {
+export class SpeechEngineFactory implements OnApplicationBootstrap, OnApplicationShutdown {
+  private warmTimer: ReturnType<typeof setInterval> | null = null;
+  private readonly grammarDir: string | null = null;
+  private readonly digits: boolean | 'auto' = 'auto';
+  /** Warm pocketsphinx processes shared by all calls (`asr.pool_size`, default 8, at most 16); null for cloud ASR. */
+  readonly pool: RecognizerPool | null = null;
   private readonly synthesizer: SpeechSynthesizer;
   private readonly asrSetup: PocketsphinxSetup | null = null;
   private readonly modelDir: string = DEFAULT_POCKETSPHINX_MODEL_DIR;
@@ -41,8 +56,51 @@ export class SpeechEngineFactory {
     if (typeof config.asr.options.model_dir === 'string') {
       this.modelDir = config.asr.options.model_dir;
     }
+    const poolSize = config.asr.options.pool_size ?? DEFAULT_POOL_SIZE;
+    if (
+      typeof poolSize !== 'number' ||
+      !Number.isInteger(poolSize) ||
+      poolSize < 1 ||
+      poolSize > MAX_POOL_SIZE
+    ) {
+      throw new Error(
+        `${config.provider}.asr.pool_size: must be an integer from 1 to ${MAX_POOL_SIZE}`,
+      );
+    }
+    const digits = config.asr.options.digits ?? 'auto';
+    if (digits !== 'auto' && typeof digits !== 'boolean') {
+      throw new Error(`${config.provider}.asr.digits: must be true, false or auto`);
+    }
+    this.digits = digits;
+    this.grammarDir = mkdtempSync(join(tmpdir(), 'parley-voice-')); // mode 0700
     // Checked at start-up: a missing acoustic model stops Parley with a clear message.
-    this.asrSetup = pocketsphinxSetup({ modelDir: this.modelDir, phrases: config.phrases });
+    this.asrSetup = pocketsphinxSetup(
+      { modelDir: this.modelDir, phrases: config.phrases, digits: this.digits },
+      this.grammarDir,
+    );
+    this.pool = new RecognizerPool(poolSize);
+  }
+
+  /** Fills the warm pool for the current model's grammar (called once the server listens). */
+  warmUp(): void {
+    // nothing to warm before a model or phrases exist (the first call starts the processes)
+    if (this.assistants.current() === null && this.config.phrases.length === 0) return;
+    const setup = this.offlineSetup();
+    if (setup !== null) this.pool?.warm(setup);
+  }
+
+  /** Warms the pool now and again whenever another model is loaded (checked every second). */
+  onApplicationBootstrap(): void {
+    if (this.pool === null) return;
+    this.warmUp();
+    this.warmTimer = setInterval(() => this.warmUp(), 1000);
+    this.warmTimer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.warmTimer !== null) clearInterval(this.warmTimer);
+    await this.pool?.close();
+    if (this.grammarDir !== null) rmSync(this.grammarDir, { recursive: true, force: true });
   }
 
   /**
@@ -64,7 +122,10 @@ export class SpeechEngineFactory {
         setup:
           phrases.length === this.config.phrases.length
             ? this.asrSetup
-            : pocketsphinxSetup({ modelDir: this.modelDir, phrases }),
+            : pocketsphinxSetup(
+                { modelDir: this.modelDir, phrases, digits: this.digits },
+                this.grammarDir ?? tmpdir(),
+              ),
       };
     }
     return this.modelSetup.setup;
@@ -103,8 +164,8 @@ export class SpeechEngineFactory {
       );
     }
     const setup = this.offlineSetup();
-    if (setup === null) throw new Error(`no recognizer for asr.name ${name}`);
-    return new PocketsphinxRecognizer(setup);
+    if (setup === null || this.pool === null) throw new Error(`no recognizer for asr.name ${name}`);
+    return this.pool.acquire(setup);
   }
 
   getSynthesizer(): SpeechSynthesizer {
