@@ -135,6 +135,14 @@ describeWithChromium('conversation review page in headless Chromium', () => {
     await transcript.locator('li.bot', { hasText: 'The workshop is open' }).waitFor();
     await transcript.locator('li.user', { hasText: 'book a repair' }).waitFor();
     await transcript.locator('li.bot', { hasText: 'What kind of bike is it' }).waitFor();
+    // Messages and landmarks by default; every event (but action_listen) on demand.
+    await transcript.locator('li[data-event="flow_started"]', { hasText: 'book_repair' }).waitFor();
+    expect(await transcript.locator('li[data-event="action"]').count()).toBe(0);
+    await tab.locator('#all-events').check();
+    await transcript
+      .locator('li[data-event="action"]', { hasText: 'action_session_start' })
+      .waitFor();
+    expect(await transcript.locator('li', { hasText: 'action_listen' }).count()).toBe(0);
 
     const tagName = uniqueId('needs-review');
     await tab.locator('#new-tag').fill(tagName);

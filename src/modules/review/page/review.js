@@ -10,6 +10,10 @@
   const GRAPHQL = '/api/graphql';
   /** Events of one transcript asked for at most (the API bounds each answer). */
   const TRANSCRIPT_EVENTS = 500;
+  /** Bookkeeping slots of flows, left out of the transcript (as in the inspector). */
+  const INTERNAL_SLOTS = ['dialogue_stack', 'flow_hashes'];
+  /** Events other than messages that the transcript shows without "all events". */
+  const LANDMARK_EVENTS = ['session_started', 'restart', 'flow_started', 'flow_completed'];
 
   const LIST = `query List($input: RawConversationsInput!) {
   rawConversations(input: $input) {
@@ -42,6 +46,7 @@
   let rows = []; // conversations of the page shown, in order, with their offsets
   let selected = null; // { id, offset }
   let knownTags = [];
+  let shown = null; // the conversation shown, to draw again when "all events" changes
 
   /** An error with the GraphQL error code (extensions.code) when there is one. */
   class ApiError extends Error {
@@ -376,12 +381,14 @@
 
   function closeConversation() {
     selected = null;
+    shown = null;
     $('conversation').hidden = true;
     $('conversation-tags').replaceChildren();
     $('transcript').replaceChildren();
   }
 
   function showConversation(c) {
+    shown = c;
     $('conversation').hidden = false;
     $('conversation-id').textContent = c.id;
     $('delete-confirm').hidden = true;
@@ -427,7 +434,9 @@
       const utter = event.metadata && event.metadata.utter_action;
       when.textContent += utter ? ' · ' + utter : '';
     } else {
+      if (!$('all-events').checked && !LANDMARK_EVENTS.includes(event.event)) return [];
       if (event.event === 'action' && event.name === 'action_listen') return [];
+      if (event.event === 'slot' && INTERNAL_SLOTS.includes(event.name)) return [];
       li.className = 'event';
       li.textContent = summary(event);
     }
@@ -435,12 +444,20 @@
     return [li];
   }
 
+  function brief(text) {
+    const t = String(text);
+    return t.length > 80 ? t.slice(0, 79) + '…' : t;
+  }
+
   function summary(event) {
     switch (event.event) {
       case 'action':
         return 'action ' + event.name;
       case 'slot':
-        return 'slot ' + event.name + ' = ' + JSON.stringify(event.value);
+        return 'slot ' + event.name + ' = ' + brief(JSON.stringify(event.value));
+      case 'flow_started':
+      case 'flow_completed':
+        return event.event.replace('_', ' ') + ' ' + event.flow_id;
       case 'active_loop':
         return 'active loop ' + (event.name || 'none');
       default:
@@ -457,6 +474,12 @@
     if (row) await openConversation(id, row.offset);
     else closeConversation(); // it no longer passes the filter
   }
+
+  $('all-events').addEventListener('change', () => {
+    if (shown !== null) {
+      $('transcript').replaceChildren(...shown.conversationEvents.flatMap(transcriptItem));
+    }
+  });
 
   $('add-tag-form').addEventListener('submit', async (e) => {
     e.preventDefault();
