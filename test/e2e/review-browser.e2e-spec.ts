@@ -151,16 +151,17 @@ describeWithChromium('conversation review page in headless Chromium', () => {
     await chip.waitFor();
     await row.locator('.tag', { hasText: tagName }).waitFor();
 
-    // The tag filter keeps the tagged conversation.
+    // The tag filter (the API's tagIds) lists only the tagged conversation.
     await tab.locator('#tag-filter').selectOption({ label: tagName });
     await tab.locator('#apply').click();
-    await tab.locator('#list-info', { hasText: '1 of' }).waitFor();
+    await tab.locator('#page-info', { hasText: /^1–1 of 1$/ }).waitFor();
     expect(await tab.locator('#conversations tbody tr').count()).toBe(1);
     await row.click();
     await chip.locator('button.remove-tag').click();
     await chip.waitFor({ state: 'detached' });
     // Untagged, it no longer passes the tag filter; without it, it is back.
     await row.waitFor({ state: 'detached' });
+    await tab.locator('#page-info', { hasText: 'no conversations' }).waitFor();
     await tab.locator('#tag-filter').selectOption([]);
     await tab.locator('#apply').click();
     await row.waitFor();

@@ -274,6 +274,8 @@
     const input = { assistantId: query.assistantId, limit: query.limit, offset };
     if (query.fromTime) input.fromTime = query.fromTime;
     if (query.toTime) input.toTime = query.toTime;
+    // Parley's extension: conversations carrying every one of these tags.
+    if (query.tagIds.length > 0) input.tagIds = query.tagIds;
     return Object.assign(input, extra);
   }
 
@@ -288,19 +290,13 @@
     }
     clearError();
     const { count, conversations } = data.rawConversations;
-    const wanted = query.tagIds;
-    rows = conversations
-      .map((c, i) => ({ ...c, offset: offset + i }))
-      .filter((c) => wanted.every((id) => c.tags.some((t) => t.id === id)));
+    rows = conversations.map((c, i) => ({ ...c, offset: offset + i }));
     const body = $('conversations').tBodies[0];
     body.replaceChildren(...rows.map(rowOf));
     const last = offset + conversations.length;
     $('page-info').textContent =
       count === 0 ? 'no conversations' : offset + 1 + '–' + last + ' of ' + count;
-    $('list-info').textContent =
-      wanted.length > 0
-        ? rows.length + ' of ' + conversations.length + ' on this page carry the chosen tags'
-        : '';
+    $('list-info').textContent = '';
     $('prev').disabled = offset === 0;
     $('next').disabled = last >= count;
     if (selected !== null && !rows.some((r) => r.id === selected.id)) closeConversation();
