@@ -105,6 +105,31 @@ describeWithChromium('conversation review page in headless Chromium', () => {
     expect(blocked).toEqual([]);
   });
 
+  it("a client without the page's origin among its web origins is refused by the browser", async () => {
+    // parley-readonly lists no web origins: the provider answers without CORS approval.
+    await tab.locator('#client-id').fill('parley-readonly');
+    await tab.locator('#client-secret').fill('readonly-secret');
+    await tab.locator('#sign-in-button').click();
+    await tab.locator('#sign-in-error', { hasText: "among the client's web origins" }).waitFor();
+    expect(await tab.locator('#review').isHidden()).toBe(true);
+    // The provider refuses that origin for this client; without an Origin (no browser) the
+    // same credentials get a token.
+    const tokenRequest = (headers: Record<string, string>) =>
+      fetch(`${idp.issuer}/protocol/openid-connect/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: 'parley-readonly',
+          client_secret: 'readonly-secret',
+        }).toString(),
+      });
+    const fromPage = await tokenRequest({ Origin: t.url });
+    expect(fromPage.status).toBe(400);
+    expect(fromPage.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await tokenRequest({})).status).toBe(200);
+  });
+
   it('signs in, lists, shows, tags, untags and deletes a REST conversation; signs out', async () => {
     const startedAfter = Date.now() - 60_000;
     const sender = uniqueId('review');
