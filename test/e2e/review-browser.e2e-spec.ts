@@ -83,6 +83,10 @@ describeWithChromium('conversation review page in headless Chromium', () => {
   }
 
   it('serves the page with a strict Content-Security-Policy naming the issuer', async () => {
+    await request(t.url)
+      .get('/review')
+      .expect(200)
+      .expect('Content-Type', /text\/html/);
     const res = await request(t.url).get('/review/').expect(200);
     const csp = String(res.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self'");
@@ -138,6 +142,12 @@ describeWithChromium('conversation review page in headless Chromium', () => {
 
     await signIn(CLIENT_SECRET);
     await tab.locator('#who-client', { hasText: 'parley-external' }).waitFor();
+    // The token is in the script's memory only: no storage, no cookie, not in the URL.
+    expect(
+      await tab.evaluate('localStorage.length + sessionStorage.length + document.cookie.length'),
+    ).toBe(0);
+    expect(tab.url()).toBe(`${t.url}/review/`);
+    expect(await tab.locator('#client-secret').inputValue()).toBe('');
     // The assistant of the served model is the default filter; narrow the time window too.
     expect(await tab.locator('#assistant').inputValue()).toBe('flows_bot');
     await tab.locator('#from').fill(localUtc(startedAfter));
