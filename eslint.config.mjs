@@ -138,8 +138,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off', 'no-console': 'off' },
   },
   {
-    // The inspector page's plain browser script (served as is, no build step).
-    files: ['src/modules/inspector/page/**/*.js'],
+    // The inspector's and the review page's plain browser scripts (served as is, no build step).
+    files: ['src/modules/inspector/page/**/*.js', 'src/modules/review/page/**/*.js'],
     languageOptions: {
       sourceType: 'script',
       globals: {

@@ -8,6 +8,7 @@ import { InspectorModule } from 'src/modules/inspector';
 import { ModelHttpModule } from 'src/modules/model';
 import { ObservabilityModule } from 'src/modules/observability';
 import { RateLimitModule } from 'src/modules/rate-limit';
+import { ReviewModule } from 'src/modules/review';
 import { ServerInfoModule } from 'src/modules/server-info';
 import { VoiceGatewayModule } from 'src/modules/voice-gateway';
 import { type AppConfig } from 'src/platform/config/app-config';
@@ -44,6 +45,8 @@ export class AppModule {
         ConversationsModule.forRoot(config),
         ModelHttpModule.forRoot(config),
         ConversationsGraphqlModule,
+        // The conversation review page: a client of that API, served with it.
+        ReviewModule,
         VoiceGatewayModule.forRoot(config),
         EventBrokerModule,
       ],

@@ -286,6 +286,40 @@ describe('GraphQL conversation management (POST /api/graphql)', () => {
     expect(blank.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('filters on tags (every one given), with the count of the matches and paging', async () => {
+    const assistant = uniqueId('bot');
+    const a = await seedConversation(assistant, T0);
+    const b = await seedConversation(assistant, T0 + 60);
+    const c = await seedConversation(assistant, T0 + 120);
+    const red = await createTag(assistant, 'red');
+    const blue = await createTag(assistant, 'blue');
+    for (const [conversationId, tagId] of [
+      [a, red],
+      [b, red],
+      [b, blue],
+      [c, blue],
+    ]) {
+      await gql(ADD, { input: { conversationId, tagId } });
+    }
+    const ids = (p: Page) => p.conversations.map((x) => x.id);
+    const reds = await page({ assistantId: assistant, tagIds: [red] });
+    expect([reds.count, ids(reds)]).toEqual([2, [b, a]]);
+    const both = await page({ assistantId: assistant, tagIds: [red, blue, red] });
+    expect([both.count, ids(both)]).toEqual([1, [b]]);
+    const second = await page({ assistantId: assistant, tagIds: [blue], limit: 1, offset: 1 });
+    expect([second.count, ids(second)]).toEqual([2, [b]]);
+    const windowed = await page({
+      assistantId: assistant,
+      tagIds: [blue],
+      fromTime: new Date((T0 + 100) * 1000).toISOString(),
+    });
+    expect([windowed.count, ids(windowed)]).toEqual([1, [c]]);
+    const none = await page({ assistantId: assistant, tagIds: [red, 'not-a-uuid'] });
+    expect([none.count, ids(none)]).toEqual([0, []]);
+    const all = await page({ assistantId: assistant, tagIds: [] });
+    expect(all.count).toBe(3);
+  });
+
   it('tags: unknown conversation, unknown tag and a tag of another assistant are coded errors', async () => {
     const assistant = uniqueId('bot');
     const id = await seedConversation(assistant, T0);

@@ -33,6 +33,7 @@ describe('conversation filters', () => {
       assistantId: 'a',
       from: null,
       to: null,
+      tagIds: [],
       limit: 10,
       offset: 0,
       eventOffset: 0,
@@ -56,6 +57,11 @@ describe('conversation filters', () => {
     expect(
       toConversationFilter({ assistantId: 'a', eventOffset: 5, eventLimit: 0 }, 100),
     ).toMatchObject({ eventOffset: 5, eventLimit: 0 });
+    const tags = Array.from({ length: 20 }, (_, i) => `t${i}`);
+    expect(toConversationFilter({ assistantId: 'a', tagIds: tags }, 100).tagIds).toEqual(tags);
+    expect(() =>
+      toConversationFilter({ assistantId: 'a', tagIds: [...tags, 'one more'] }, 100),
+    ).toThrow('tagIds holds at most 20 tags, got 21.');
     expect(() =>
       toConversationFilter(
         { assistantId: 'a', fromTime: '2026-01-02T00:00:00Z', toTime: '2026-01-01T00:00:00Z' },

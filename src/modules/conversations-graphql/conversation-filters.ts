@@ -26,6 +26,8 @@ export interface ConversationFilter {
   /** Inclusive bounds on the conversation start, seconds since the epoch. */
   readonly from: number | null;
   readonly to: number | null;
+  /** Only conversations carrying every one of these tags; empty: any. */
+  readonly tagIds: readonly string[];
   readonly limit: number;
   readonly offset: number;
   /** Window of each conversation's events: skip `eventOffset`, then at most `eventLimit`. */
@@ -38,11 +40,15 @@ export interface RawConversationsArgs {
   assistantId: string;
   fromTime?: string | null;
   toTime?: string | null;
+  tagIds?: readonly string[] | null;
   limit?: number | null;
   offset?: number | null;
   eventOffset?: number | null;
   eventLimit?: number | null;
 }
+
+/** Most tag ids of one rawConversations filter. */
+export const MAX_FILTER_TAGS = 20;
 
 /** Checks the rawConversations input; out of range is an error, never silently clamped. */
 export function toConversationFilter(
@@ -72,10 +78,26 @@ export function toConversationFilter(
       parameter: 'eventLimit',
     });
   }
+  const tagIds = input.tagIds ?? [];
+  if (tagIds.length > MAX_FILTER_TAGS) {
+    throw badInput(`tagIds holds at most ${MAX_FILTER_TAGS} tags, got ${tagIds.length}.`, {
+      parameter: 'tagIds',
+      max: MAX_FILTER_TAGS,
+    });
+  }
   const from = input.fromTime == null ? null : parseIsoUtc(input.fromTime, 'fromTime');
   const to = input.toTime == null ? null : parseIsoUtc(input.toTime, 'toTime');
   if (from !== null && to !== null && from > to) {
     throw badInput('fromTime must not be later than toTime.', { parameter: 'fromTime' });
   }
-  return { assistantId: input.assistantId, from, to, limit, offset, eventOffset, eventLimit };
+  return {
+    assistantId: input.assistantId,
+    from,
+    to,
+    tagIds,
+    limit,
+    offset,
+    eventOffset,
+    eventLimit,
+  };
 }

@@ -16,6 +16,8 @@ export interface ConversationPageQuery {
   /** Inclusive bounds on the conversation start, seconds since the epoch. */
   readonly from: number | null;
   readonly to: number | null;
+  /** Only conversations carrying every one of these tags; empty: any. */
+  readonly tagIds: readonly string[];
   readonly limit: number;
   readonly offset: number;
 }

@@ -35,10 +35,21 @@ function pageSql(query: ConversationPageQuery): string {
   let n = 3;
   if (query.from !== null) where.push(`c.started_at >= $${++n}`);
   if (query.to !== null) where.push(`c.started_at <= $${++n}`);
+  const tags = new Set(query.tagIds);
+  if (tags.size > 0) {
+    // A tag id that is no uuid is on no conversation: then nothing matches.
+    where.push(
+      [...tags].every((id) => tagIdOrNull(id) !== null)
+        ? `(SELECT count(*) FROM conversation_tag_link l
+            WHERE l.conversation_id = c.id AND l.tag_id = ANY($${++n}::uuid[])) = ${tags.size}`
+        : 'FALSE',
+    );
+  }
   const condition = where.join(' AND ');
-  // Without a time filter the count is kept per assistant (conversation_count, by triggers).
+  // Without a time or tag filter the count is kept per assistant (conversation_count, by
+  // triggers).
   const countSql =
-    query.from === null && query.to === null
+    query.from === null && query.to === null && tags.size === 0
       ? `(SELECT COALESCE(sum(n), 0) FROM conversation_count
           WHERE assistant_key = $1 ${query.assistantId === DEFAULT_ASSISTANT_ID ? "OR assistant_key = ''" : ''})::int AS count`
       : `(SELECT count(*) FROM conversation c WHERE ${condition})::int AS count`;
@@ -88,6 +99,8 @@ class PostgresSnapshot implements ConversationSnapshot {
     const params: unknown[] = [query.assistantId, query.limit, query.offset];
     if (query.from !== null) params.push(query.from);
     if (query.to !== null) params.push(query.to);
+    const tags = [...new Set(query.tagIds)];
+    if (tags.length > 0 && tags.every((id) => tagIdOrNull(id) !== null)) params.push(tags);
     const rows = await this.manager.query<Array<{ count: number; page: string }>>(
       pageSql(query),
       params,

@@ -18,6 +18,13 @@ export class RawConversationsInput {
   })
   toTime?: string | null;
 
+  @Field(() => [ID], {
+    nullable: true,
+    description:
+      'Parley extension: only conversations carrying every one of these tags (at most 20); count counts those.',
+  })
+  tagIds?: string[] | null;
+
   @Field(() => Int, {
     nullable: true,
     defaultValue: 10,

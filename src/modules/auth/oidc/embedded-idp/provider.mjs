@@ -56,6 +56,8 @@ function readRealm() {
       realmRoles: user.realmRoles ?? [],
       clientRoles: user.clientRoles ?? {},
       audience: audiences[0] ?? 'account',
+      // Keycloak's "Web origins": browser pages of these origins may call the token endpoint.
+      webOrigins: (c.webOrigins ?? []).filter((o) => typeof o === 'string' && o.length > 0),
     });
   }
   return clients;
@@ -119,6 +121,11 @@ server.on('listening', () => {
       },
     },
     clientAuthMethods: ['client_secret_post', 'client_secret_basic'],
+    // CORS on the token endpoint, per client, as Keycloak's webOrigins: an exact origin, or "*".
+    clientBasedCORS: (_ctx, origin, client) => {
+      const origins = byId.get(client.clientId)?.webOrigins ?? [];
+      return origin !== 'null' && (origins.includes('*') || origins.includes(origin));
+    },
     ttl: { ClientCredentials: 300 },
     routes: {
       authorization: '/protocol/openid-connect/auth',

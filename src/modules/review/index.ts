@@ -1,0 +1,2 @@
+// The review module's public file.
+export { ReviewModule } from './review.module';
