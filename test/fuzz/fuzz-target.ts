@@ -164,7 +164,7 @@ export function restHead(
   keepAlive = false,
 ): { head: string; where: string } {
   const id = pathId(c.id);
-  const path = c.route.path.replace('{id}', id).replace('{name}', id);
+  const path = c.route.path.replace('{id}', id).replace('{name}', id).replace('{file}', id);
   const query = [
     c.query,
     c.auth === 'token' ? `token=${AUTH_TOKEN}` : c.auth === 'wrong-token' ? 'token=nope' : '',

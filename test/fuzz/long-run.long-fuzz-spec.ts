@@ -175,13 +175,14 @@ describe(`fuzz, long run: ${CASES_PER_ROUTE} cases per REST route and GraphQL op
     } finally {
       await probe.stop();
     }
-    // Nest's `*conversationId` and `:name` are the `{id}` and `{name}` of the list; GraphQL's
+    // Nest's `*conversationId`, `:name` and `:file` are the `{id}`, `{name}` and `{file}` of the list; GraphQL's
     // route is fuzzed by operation below.
     const listed = ROUTES.map(
       (r) =>
         `${r.method} ${r.path
           .replace('{id}', '*conversationId')
           .replace('{name}', ':name')
+          .replace('{file}', ':file')
           .replace(/(.)\/$/, '$1')}`,
     );
     const fuzzedElsewhere = ['POST /api/graphql'];

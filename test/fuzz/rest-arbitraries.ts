@@ -3,7 +3,7 @@ import { stringify as toYaml } from 'yaml';
 
 /**
  * Every REST route of the server (Rasa's HTTP API plus Parley's own routes and the channels the
- * fuzz server configures). `{id}` is a conversation id, `{name}` a model name. Written out here
+ * fuzz server configures). `{id}` is a conversation id, `{name}` a model name, `{file}` a file name. Written out here
  * on purpose: the suite must not depend on files outside the repository at run time.
  */
 export interface Route {
@@ -91,6 +91,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks/genesys/', auth: false },
   { method: 'GET', path: '/webhooks/genesys/metrics', auth: false },
   { method: 'GET', path: '/metrics', auth: false },
+  { method: 'GET', path: '/review/', auth: false },
+  { method: 'GET', path: '/review/assets/{file}', auth: false },
 ];
 
 /** `GET /conversations/{id}/tracker`: how a route is named in counters and messages. */
