@@ -4,11 +4,12 @@
 // AudioHook caller that streams µ-law audio in real time, caller audio on a noisy line, the end
 // of speech inside that audio, and the server's voice metrics.
 const { randomUUID } = require('node:crypto');
-const { readFileSync, readdirSync } = require('node:fs');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const WebSocket = require('ws');
-const { ROOT } = require('../lib/parley');
+const { mkdirSync, readFileSync, readdirSync, writeFileSync } = require('node:fs');
+const { createScratchDatabase } = require('../lib/http-bench');
+const { ROOT, moodbotFiles, startParley, trainParley } = require('../lib/parley');
 
 const core = () => require(path.join(ROOT, 'dist', 'core'));
 const TICK = 100; // clock ticks per second (/proc stat times)
@@ -247,7 +248,38 @@ function percentile(sorted, q) {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
 }
 
+/**
+ * Trains the mood bot into `dir`/models and starts `parley run` with the Genesys connector
+ * (pocketsphinx with a pool of `pool`, TTS `tts`), on a scratch database of DATABASE_URL's
+ * server when set (else an embedded one); everything is undone by `cleanups`.
+ */
+async function startVoiceServer(dir, { apiKey, pool, tts, cleanups }) {
+  mkdirSync(dir, { recursive: true });
+  await trainParley({ ...moodbotFiles(), out: path.join(dir, 'models') });
+  writeFileSync(
+    path.join(dir, 'credentials.yml'),
+    [
+      'genesys:',
+      `  api_key: ${apiKey}`,
+      '  server_url: localhost',
+      `  asr: { name: pocketsphinx, pool_size: ${pool} }`,
+      `  tts: { name: ${tts} }`,
+      '',
+    ].join('\n'),
+  );
+  const env = { PARLEY_CREDENTIALS: path.join(dir, 'credentials.yml') };
+  if (process.env.DATABASE_URL) {
+    const db = await createScratchDatabase(process.env.DATABASE_URL);
+    cleanups.push(() => db.stop());
+    env.DATABASE_URL = db.url;
+  }
+  const server = await startParley(path.join(dir, 'models'), env);
+  cleanups.push(() => server.close());
+  return server;
+}
+
 module.exports = {
+  startVoiceServer,
   Caller,
   noiseOnly,
   onNoisyLine,

@@ -11,28 +11,21 @@
 // Reports: the share of utterances whose user turn got the example's intent (target ≥ 90 %),
 // misses (no turn), false turns from the noise-only call (target 0), the latency split measured
 // inside the server, and the server's CPU and memory. Results: bench/results/voice-recognition.json.
-const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { parse } = require('yaml');
+const { cleanupStack, loadAverage, machine, round } = require('../lib/http-bench');
+const { MOODBOT, ROOT, parseNumberArgs, writeResults } = require('../lib/parley');
 const {
-  cleanupStack,
-  createScratchDatabase,
-  loadAverage,
-  machine,
-  round,
-} = require('../lib/http-bench');
-const {
-  MOODBOT,
-  ROOT,
-  moodbotFiles,
-  parseNumberArgs,
-  startParley,
-  trainParley,
-  writeResults,
-} = require('../lib/parley');
-const { Caller, noiseOnly, onNoisyLine, parseVoiceMetrics, serverUsage } = require('./common');
+  Caller,
+  startVoiceServer,
+  noiseOnly,
+  onNoisyLine,
+  parseVoiceMetrics,
+  serverUsage,
+} = require('./common');
 
 const RESULTS = path.join(__dirname, '..', 'results', 'voice-recognition.json');
 const API_KEY = 'bench-voice-recognition-key';
@@ -102,26 +95,12 @@ async function main() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-voice-rec-'));
   cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
   try {
-    await trainParley({ ...moodbotFiles(), out: path.join(tmp, 'models') });
-    writeFileSync(
-      path.join(tmp, 'credentials.yml'),
-      [
-        'genesys:',
-        `  api_key: ${API_KEY}`,
-        '  server_url: localhost',
-        `  asr: { name: pocketsphinx, pool_size: ${opts.pool} }`,
-        '  tts: { name: espeak-ng }',
-        '',
-      ].join('\n'),
-    );
-    const env = { PARLEY_CREDENTIALS: path.join(tmp, 'credentials.yml') };
-    if (process.env.DATABASE_URL) {
-      const db = await createScratchDatabase(process.env.DATABASE_URL);
-      cleanups.push(() => db.stop());
-      env.DATABASE_URL = db.url;
-    }
-    const server = await startParley(path.join(tmp, 'models'), env);
-    cleanups.push(() => server.close());
+    const server = await startVoiceServer(tmp, {
+      apiKey: API_KEY,
+      pool: opts.pool,
+      tts: 'espeak-ng',
+      cleanups,
+    });
     const { ProcessTts } = require(
       path.join(ROOT, 'dist', 'modules', 'voice-gateway', 'engines', 'process-tts.js'),
     );

@@ -12,27 +12,15 @@
 // end of speech → first audio, ASR, processing, TTS first byte, added by Parley), and the
 // caller-side latency from the end of speech (found in the audio itself, before its trailing
 // silence) to the first reply audio, first turns apart. Results: bench/results/voice.json.
-const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
-const {
-  cleanupStack,
-  createScratchDatabase,
-  loadAverage,
-  machine,
-  round,
-} = require('../lib/http-bench');
-const {
-  ROOT,
-  moodbotFiles,
-  parseNumberArgs,
-  startParley,
-  trainParley,
-  writeResults,
-} = require('../lib/parley');
+const { cleanupStack, loadAverage, machine, round } = require('../lib/http-bench');
+const { ROOT, parseNumberArgs, writeResults } = require('../lib/parley');
 const {
   Caller,
+  startVoiceServer,
   onNoisyLine,
   parseVoiceMetrics,
   percentile,
@@ -72,26 +60,12 @@ async function main() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-voice-'));
   cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
   try {
-    await trainParley({ ...moodbotFiles(), out: path.join(tmp, 'models') });
-    writeFileSync(
-      path.join(tmp, 'credentials.yml'),
-      [
-        'genesys:',
-        `  api_key: ${API_KEY}`,
-        '  server_url: localhost',
-        `  asr: { name: pocketsphinx, pool_size: ${opts.pool} }`,
-        '  tts: { name: flite }',
-        '',
-      ].join('\n'),
-    );
-    const env = { PARLEY_CREDENTIALS: path.join(tmp, 'credentials.yml') };
-    if (process.env.DATABASE_URL) {
-      const db = await createScratchDatabase(process.env.DATABASE_URL);
-      cleanups.push(() => db.stop());
-      env.DATABASE_URL = db.url;
-    }
-    const server = await startParley(path.join(tmp, 'models'), env);
-    cleanups.push(() => server.close());
+    const server = await startVoiceServer(tmp, {
+      apiKey: API_KEY,
+      pool: opts.pool,
+      tts: 'flite',
+      cleanups,
+    });
     const { ProcessTts } = require(
       path.join(ROOT, 'dist', 'modules', 'voice-gateway', 'engines', 'process-tts.js'),
     );
