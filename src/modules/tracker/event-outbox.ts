@@ -130,6 +130,14 @@ export class EventOutbox {
     publish: (events: OutboxEvent[]) => Promise<void>,
   ): Promise<{ turns: number; events: number }> {
     const client = await this.pool.connect();
+    // Held across the broker's publish (no query in flight): without a listener of its own, a
+    // connection the server terminates meanwhile would be an unhandled 'error' event that ends
+    // the process. The next query on it fails, the batch rolls back and is relayed again.
+    let lost: Error | undefined;
+    const onError = (err: Error): void => {
+      lost ??= err;
+    };
+    client.on('error', onError);
     let broken: unknown = undefined;
     try {
       await client.query('BEGIN');
@@ -171,7 +179,9 @@ export class EventOutbox {
       broken = await rollback(client);
       throw error;
     } finally {
-      client.release(broken instanceof Error ? broken : undefined);
+      client.removeListener('error', onError);
+      const dropped = broken instanceof Error ? broken : lost;
+      client.release(dropped);
     }
   }
 

@@ -258,6 +258,35 @@ describe('event outbox relayed to RabbitMQ (pika)', () => {
     }
   });
 
+  it('a relay whose database connection is terminated during the publish fails the batch, not the process', async () => {
+    const conversations = [uniqueName('cut-a')];
+    await converse(store, conversations, 2, 2);
+    const relayed: string[] = [];
+    // The relay's connection is idle in its transaction while the broker publishes: cut it
+    // there (an operator's pg_terminate_backend, a database restart) and wait for the news.
+    const cut = outbox.relay(100, async (events) => {
+      relayed.push(...events.map((e) => e.conversationId));
+      await ds.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND state = 'idle in transaction'`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    await expect(cut).rejects.toThrow();
+    expect(relayed).toContain(conversations[0]);
+    // The rows stayed: the next relay gets the same events.
+    const again: string[] = [];
+    for (let turns = 1; turns > 0;) {
+      ({ turns } = await outbox.relay(100, (events) => {
+        again.push(...events.map((e) => e.conversationId));
+        return Promise.resolve();
+      }));
+    }
+    expect(again.filter((c) => c === conversations[0]).length).toBe(
+      relayed.filter((c) => c === conversations[0]).length,
+    );
+  });
+
   it('a relay that dies mid-batch loses nothing: the rows stay until a publish is confirmed', async () => {
     if (!ok) return;
     const { consumer, broker } = await setUp();
