@@ -7,8 +7,10 @@ export interface PlatformCall {
   readonly path: string;
   readonly query: Record<string, string>;
   readonly headers: IncomingHttpHeaders;
-  /** The JSON body, or the text when it is not JSON. */
+  /** The JSON body, a form-encoded body's fields, or the text when it is neither. */
   readonly body: unknown;
+  /** The body as received. */
+  readonly raw: string;
 }
 
 /** What the fake answers one call with. */
@@ -19,7 +21,7 @@ export interface PlatformReply {
 }
 
 /**
- * A stand-in for a messaging platform's HTTP API (Slack Web API, Telegram Bot API, Graph API):
+ * A stand-in for a messaging platform's HTTP API (Slack Web API, Telegram Bot API, Graph API …):
  * a real HTTP server on loopback that records every call and answers it with `reply(call)`,
  * unless a one-off answer is queued for its path with `once` (a 429 with Retry-After, say).
  */
@@ -46,10 +48,14 @@ export async function startFakePlatform(
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        // keep the text
+      if (/^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) {
+        body = Object.fromEntries(new URLSearchParams(text));
+      } else {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // keep the text
+        }
       }
       const url = new URL(req.url ?? '/', 'http://fake');
       const call: PlatformCall = {
@@ -58,6 +64,7 @@ export async function startFakePlatform(
         query: Object.fromEntries(url.searchParams),
         headers: req.headers,
         body,
+        raw: text,
       };
       calls.push(call);
       const answer = queued.get(call.path)?.shift() ?? state.reply(call);

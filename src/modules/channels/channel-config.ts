@@ -1,22 +1,11 @@
 import { parseVoiceConnectorConfig } from 'src/core';
 import { CALLBACK_KEYS, type CallbackEndpoint, callbackEndpoint } from './callback/callback-config';
+import { type ConnectorDefinition } from './connector/definition';
+import { CONNECTORS } from './connectors';
 import { type ChannelCredentials, type CredentialsFile, invalid, unknownKeys } from './credentials';
 import { channelName, type CustomChannel } from './custom/custom-channel';
 import { CUSTOM_KEY, loadCustomChannel } from './custom/custom-channel-loader';
-import {
-  FACEBOOK_KEY,
-  FACEBOOK_KEYS,
-  type FacebookSettings,
-  facebookSettings,
-} from './facebook/facebook-config';
-import { SLACK_KEY, SLACK_KEYS, type SlackSettings, slackSettings } from './slack/slack-config';
 import { SOCKETIO_KEYS, type SocketIoSettings, socketIoSettings } from './socketio/socketio-config';
-import {
-  TELEGRAM_KEY,
-  TELEGRAM_KEYS,
-  type TelegramSettings,
-  telegramSettings,
-} from './telegram/telegram-config';
 
 /**
  * The key of the voice connector in credentials.yml (Rasa's `genesys` channel), also its URL
@@ -30,11 +19,9 @@ const BUILT_IN = [
   'rest',
   'callback',
   'socketio',
-  SLACK_KEY,
-  TELEGRAM_KEY,
-  FACEBOOK_KEY,
+  ...CONNECTORS.map((c) => c.key),
   VOICE_CONNECTOR_KEY,
-] as const;
+];
 
 /** One channel configured by credentials.yml. */
 export type ConfiguredChannel =
@@ -42,16 +29,11 @@ export type ConfiguredChannel =
   | { readonly kind: 'callback'; readonly name: 'callback'; readonly endpoint: CallbackEndpoint }
   | { readonly kind: 'socketio'; readonly name: 'socketio'; readonly settings: SocketIoSettings }
   | { readonly kind: 'custom'; readonly name: string; readonly channel: CustomChannel }
-  | { readonly kind: 'slack'; readonly name: typeof SLACK_KEY; readonly settings: SlackSettings }
   | {
-      readonly kind: 'telegram';
-      readonly name: typeof TELEGRAM_KEY;
-      readonly settings: TelegramSettings;
-    }
-  | {
-      readonly kind: 'facebook';
-      readonly name: typeof FACEBOOK_KEY;
-      readonly settings: FacebookSettings;
+      readonly kind: 'connector';
+      readonly name: string;
+      readonly definition: ConnectorDefinition;
+      readonly settings: unknown;
     }
   | {
       readonly kind: 'voice';
@@ -128,22 +110,14 @@ export function configureChannels(
         name: 'socketio',
         settings: socketIoSettings(file, settings),
       });
-    } else if (key === SLACK_KEY) {
-      warnUnknown(key, settings, SLACK_KEYS);
-      channels.push({ kind: 'slack', name: SLACK_KEY, settings: slackSettings(file, settings) });
-    } else if (key === TELEGRAM_KEY) {
-      warnUnknown(key, settings, TELEGRAM_KEYS);
+    } else if (CONNECTORS.some((c) => c.key === key)) {
+      const definition = CONNECTORS.find((c) => c.key === key)!;
+      warnUnknown(key, settings, definition.keys);
       channels.push({
-        kind: 'telegram',
-        name: TELEGRAM_KEY,
-        settings: telegramSettings(file, settings),
-      });
-    } else if (key === FACEBOOK_KEY) {
-      warnUnknown(key, settings, FACEBOOK_KEYS);
-      channels.push({
-        kind: 'facebook',
-        name: FACEBOOK_KEY,
-        settings: facebookSettings(file, settings),
+        kind: 'connector',
+        name: key,
+        definition,
+        settings: definition.settings(file, settings),
       });
     } else if (key === VOICE_CONNECTOR_KEY) {
       // Served by the voice gateway module, which reads the entry itself; checked here too so

@@ -12,8 +12,8 @@ import { webhookController } from './webhook.controller';
 
 /**
  * The input channels: `rest` (always served), and from a Rasa-style `credentials.yml`
- * (`--credentials`) `callback`, `socketio`, the messaging connectors `slack`, `telegram` and
- * `facebook`, and custom channels, each at `/webhooks/<name>/`.
+ * (`--credentials`) `callback`, `socketio`, the messaging connectors of `connectors.ts`
+ * (Rasa's names), and custom channels, each at `/webhooks/<name>/`.
  * The voice connector's key (`genesys`) is accepted and checked here and served by the voice
  * gateway module. Bad entries stop the start with an error naming the key. Needs the core
  * ports MessageHandler, ConversationReader and OutputChannelDirectory from the application.
@@ -48,8 +48,8 @@ export class ChannelsModule {
       .filter((c) => c.kind === 'callback' || c.kind === 'socketio' || c.kind === 'custom')
       .map((c) => webhookController(c.name, c.kind !== 'socketio'));
     const connectors = setup.channels
-      .filter((c) => c.kind === 'slack' || c.kind === 'telegram' || c.kind === 'facebook')
-      .map((c) => connectorController(c.name));
+      .flatMap((c) => (c.kind === 'connector' ? [c] : []))
+      .map((c) => connectorController(c.name, c.definition.routes));
     return {
       module: ChannelsModule,
       // The REST webhook carries every user message: its route is registered first.

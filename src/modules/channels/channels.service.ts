@@ -21,11 +21,8 @@ import { CallbackChannel } from './callback/callback-channel';
 import { type ChannelSetup } from './channel-config';
 import { type Connector } from './connector/connector';
 import { CustomWebhook } from './custom/custom-webhook';
-import { FacebookConnector } from './facebook/facebook-connector';
 import { ChannelInput, type InputLog } from './input/channel-input';
-import { SlackConnector } from './slack/slack-connector';
 import { SocketIoServer } from './socketio/socketio.server';
-import { TelegramConnector } from './telegram/telegram-connector';
 
 /** DI token of the ChannelSetup read from credentials.yml. */
 export const CHANNEL_SETUP = Symbol('CHANNEL_SETUP');
@@ -38,8 +35,9 @@ type Served =
 
 /**
  * The input channels of `credentials.yml` at run time: the callback and custom webhooks, the
- * messaging connectors (slack, telegram, facebook), the socket.io server, and the output channel of each (for `output_channel=<name>`), registered
- * into the OutputChannelDirectory when the application starts. Needs only core ports.
+ * messaging connectors (`connectors.ts`), the socket.io server, and the output channel of each
+ * (for `output_channel=<name>`), registered into the OutputChannelDirectory when the
+ * application starts. Needs only core ports.
  */
 @Injectable()
 export class ChannelsService implements BeforeApplicationShutdown, OnApplicationBootstrap {
@@ -79,14 +77,8 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
         });
       } else if (c.kind === 'socketio') {
         this.served.set(c.name, { kind: 'socketio' });
-      } else if (c.kind === 'slack') {
-        const connector = new SlackConnector(c.settings, this.input(c.name, this.log), ingress);
-        this.served.set(c.name, { kind: 'connector', connector });
-      } else if (c.kind === 'telegram') {
-        const connector = new TelegramConnector(c.settings, this.input(c.name, this.log), ingress);
-        this.served.set(c.name, { kind: 'connector', connector });
-      } else if (c.kind === 'facebook') {
-        const connector = new FacebookConnector(c.settings, this.input(c.name, this.log), ingress);
+      } else if (c.kind === 'connector') {
+        const connector = c.definition.create(c.settings, this.input(c.name, this.log), ingress);
         this.served.set(c.name, { kind: 'connector', connector });
       }
     }
@@ -110,6 +102,9 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
             ),
           );
       }
+      if (served?.kind === 'connector' && served.connector.attach !== undefined) {
+        served.connector.attach(this.adapterHost.httpAdapter.getHttpServer() as HttpServer);
+      }
       if (channel.kind === 'socketio') {
         this.socketIo = new SocketIoServer(
           channel.settings,
@@ -131,6 +126,9 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
 
   /** Before the HTTP server closes, so open sockets do not hold its close up. */
   beforeApplicationShutdown(): void {
+    for (const served of this.served.values()) {
+      if (served.kind === 'connector') served.connector.stop?.();
+    }
     this.socketIo?.close();
     this.socketIo = null;
   }
@@ -156,7 +154,7 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
     }
   }
 
-  /** The messaging connector serving `name` (slack, telegram, facebook), if configured. */
+  /** The messaging connector serving `name`, if configured. */
   connector(name: string): Connector | null {
     const served = this.served.get(name);
     return served?.kind === 'connector' ? served.connector : null;

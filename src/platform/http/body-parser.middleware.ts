@@ -22,11 +22,14 @@ const MESSAGE_ROUTE =
   /^\/webhooks\/|^\/model\/parse\/?$|^\/conversations\/.+\/(messages|trigger_intent|execute)\/?$/;
 
 /**
- * The webhooks of the messaging connectors (channels module, `connector/`): their bodies are
- * signed by the platform, so they are handed over as the raw bytes, unparsed; the connector
- * checks the signature over exactly these bytes before it parses anything.
+ * The webhooks of the messaging connectors (channels module, `connectors.ts`; Rasa's channel
+ * names, which no custom channel may take): their bodies are signed by the platform, so they
+ * are handed over as the raw bytes, unparsed; the connector checks the signature over exactly
+ * these bytes before it parses anything. Routes below `webhook` (`webhook/<id>/activities`)
+ * too.
  */
-export const RAW_BODY_ROUTE = /^\/webhooks\/(slack|telegram|facebook)\/webhook\/?$/;
+export const RAW_BODY_ROUTE =
+  /^\/webhooks\/(slack|telegram|facebook|twilio|twilio_voice|botframework|mattermost|rocketchat|webexteams|hangouts|audiocodes|jambonz)\/webhook(\/[^?]*)?$/;
 
 /** The routes that take training data or test data: `POST /model/train`, `/model/test/*`. */
 const UPLOAD_ROUTE = /^\/model\/(train|test\/[^/]+)\/?$/;

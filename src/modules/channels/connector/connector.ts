@@ -1,15 +1,19 @@
 import type { Request, Response } from 'express';
+import type { Server as HttpServer } from 'node:http';
 import { type BotMessage, DialogueError, OutputChannel } from 'src/core';
 import { pythonStr } from 'src/core/actions/nlg';
 import { isJsonObject } from 'src/core/events/json-values';
 import { type ChannelCredentials, invalid, stringSetting } from 'src/modules/channels/credentials';
 import { type IdempotentIngress } from 'src/modules/idempotency';
 
-/** The routes a connector may serve below `/webhooks/<name>/` besides the health route. */
-export type ConnectorRoute = 'webhook' | 'set_webhook';
+/**
+ * The path of a request below `/webhooks/<name>/` (`webhook`, Telegram's `set_webhook`,
+ * `webhook/<id>/activities` …), one of the routes its definition declares.
+ */
+export type ConnectorRoute = string;
 
 /**
- * A messaging connector (Slack, Telegram, Facebook Messenger): one platform's webhook turned into
+ * A messaging connector (Slack, Telegram, Messenger …): one platform's webhook turned into
  * user messages through the channel input contract (ChannelInput), and the platform's API as
  * the output channel. The controller hands it every request to its routes; `handle` answers
  * false for a method/route it does not serve (a 404 failure body).
@@ -22,6 +26,13 @@ export interface Connector {
   outputChannel(): OutputChannel | null;
   /** Work at application start (Telegram's setWebhook); never throws. */
   start?(): Promise<void>;
+  /**
+   * For connectors with a WebSocket (Jambonz): called once the HTTP server exists, to take
+   * its `upgrade` requests for the connector's paths (and leave the others alone).
+   */
+  attach?(server: HttpServer): void;
+  /** Before the HTTP server closes: close open sockets, stop timers. */
+  stop?(): void;
 }
 
 /** The settings every connector reads besides its own (Parley's, not Rasa's). */

@@ -28,12 +28,21 @@ export interface PlatformAnswer {
   readonly body: unknown;
 }
 
-/** One call: the path below the base URL, its query and JSON body. */
+/** One call: the path below the base URL, its query and body (JSON or form-encoded). */
 export interface PlatformCall {
   readonly path: string;
-  readonly method?: 'GET' | 'POST';
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly query?: Readonly<Record<string, string>>;
   readonly json?: unknown;
+  /** An `application/x-www-form-urlencoded` body (Twilio's REST API), instead of `json`. */
+  readonly form?: Readonly<Record<string, string>>;
+  /** Headers of this call on top of the client's (a per-request bearer token). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Another base URL for this call, when the platform names it per conversation (Bot
+   * Framework's `serviceUrl`); the path goes below it as below the client's.
+   */
+  readonly baseUrl?: string;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -86,28 +95,36 @@ export class PlatformClient {
   private async once(
     call: PlatformCall,
   ): Promise<{ status: number; retryAfter: string | null; answer: PlatformAnswer }> {
-    const url = new URL(`${this.options.baseUrl}${call.path}`);
+    const base = (call.baseUrl ?? this.options.baseUrl).replace(/\/+$/, '');
+    const url = new URL(`${base}${call.path}`);
     for (const [k, v] of Object.entries(call.query ?? {})) url.searchParams.set(k, v);
-    const headers: Record<string, string> = { ...this.options.headers };
-    if (call.json !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+    const headers: Record<string, string> = { ...this.options.headers, ...call.headers };
+    let body: string | undefined;
+    if (call.form !== undefined) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(call.form).toString();
+    } else if (call.json !== undefined) {
+      headers['content-type'] = 'application/json; charset=utf-8';
+      body = JSON.stringify(call.json);
+    }
     try {
       const res = await fetch(url, {
         method: call.method ?? 'POST',
         headers,
-        body: call.json === undefined ? undefined : JSON.stringify(call.json),
+        body,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
       const text = await res.text();
-      let body: unknown = text;
+      let answer: unknown = text;
       try {
-        body = text === '' ? null : (JSON.parse(text) as unknown);
+        answer = text === '' ? null : (JSON.parse(text) as unknown);
       } catch {
         // not JSON: keep the text
       }
       return {
         status: res.status,
         retryAfter: res.headers.get('retry-after'),
-        answer: { ok: res.ok, status: res.status, body },
+        answer: { ok: res.ok, status: res.status, body: answer },
       };
     } catch (e) {
       return {

@@ -4,7 +4,9 @@ import {
   connectorHttpSettings,
   requiredSetting,
 } from 'src/modules/channels/connector/connector';
+import { connectorDefinition } from 'src/modules/channels/connector/definition';
 import { type ChannelCredentials } from 'src/modules/channels/credentials';
+import { FacebookConnector } from './facebook-connector';
 
 export const FACEBOOK_KEY = 'facebook';
 
@@ -33,3 +35,12 @@ export function facebookSettings(file: string, settings: ChannelCredentials): Fa
     http: connectorHttpSettings(file, FACEBOOK_KEY, settings, GRAPH_API_URL),
   };
 }
+
+/** The `facebook` connector (see `connectors.ts`). */
+export const FACEBOOK_CONNECTOR = connectorDefinition({
+  key: FACEBOOK_KEY,
+  keys: FACEBOOK_KEYS,
+  routes: ['webhook'],
+  settings: facebookSettings,
+  create: (settings, input, ingress) => new FacebookConnector(settings, input, ingress),
+});

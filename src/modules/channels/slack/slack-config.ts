@@ -4,12 +4,14 @@ import {
   connectorHttpSettings,
   requiredSetting,
 } from 'src/modules/channels/connector/connector';
+import { connectorDefinition } from 'src/modules/channels/connector/definition';
 import {
   booleanSetting,
   type ChannelCredentials,
   invalid,
   stringSetting,
 } from 'src/modules/channels/credentials';
+import { SlackConnector } from './slack-connector';
 
 export const SLACK_KEY = 'slack';
 
@@ -84,3 +86,12 @@ export function slackSettings(file: string, settings: ChannelCredentials): Slack
     http: connectorHttpSettings(file, SLACK_KEY, settings, 'https://slack.com/api'),
   };
 }
+
+/** The `slack` connector (see `connectors.ts`). */
+export const SLACK_CONNECTOR = connectorDefinition({
+  key: SLACK_KEY,
+  keys: SLACK_KEYS,
+  routes: ['webhook'],
+  settings: slackSettings,
+  create: (settings, input, ingress) => new SlackConnector(settings, input, ingress),
+});

@@ -4,7 +4,9 @@ import {
   connectorHttpSettings,
   requiredSetting,
 } from 'src/modules/channels/connector/connector';
+import { connectorDefinition } from 'src/modules/channels/connector/definition';
 import { type ChannelCredentials, invalid, stringSetting } from 'src/modules/channels/credentials';
+import { TelegramConnector } from './telegram-connector';
 
 export const TELEGRAM_KEY = 'telegram';
 
@@ -63,3 +65,12 @@ export function telegramSettings(file: string, settings: ChannelCredentials): Te
     http: connectorHttpSettings(file, TELEGRAM_KEY, settings, 'https://api.telegram.org'),
   };
 }
+
+/** The `telegram` connector (see `connectors.ts`). */
+export const TELEGRAM_CONNECTOR = connectorDefinition({
+  key: TELEGRAM_KEY,
+  keys: TELEGRAM_KEYS,
+  routes: ['webhook', 'set_webhook'],
+  settings: telegramSettings,
+  create: (settings, input, ingress) => new TelegramConnector(settings, input, ingress),
+});

@@ -1,0 +1,15 @@
+import { type ConnectorDefinition } from './connector/definition';
+import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
+import { SLACK_CONNECTOR } from './slack/slack-config';
+import { TELEGRAM_CONNECTOR } from './telegram/telegram-config';
+
+/**
+ * The messaging connectors Parley serves, one per Rasa `credentials.yml` key. A new platform
+ * adds its folder (`<name>-config.ts` exporting its definition, `<name>-connector.ts`,
+ * `<name>.output-channel.ts`) and one line here.
+ */
+export const CONNECTORS: readonly ConnectorDefinition[] = [
+  SLACK_CONNECTOR,
+  TELEGRAM_CONNECTOR,
+  FACEBOOK_CONNECTOR,
+];
