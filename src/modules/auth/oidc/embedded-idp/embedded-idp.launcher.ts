@@ -16,6 +16,11 @@ export interface EmbeddedIdpOptions {
   /** Environment for placeholders (default: this process's). */
   readonly env?: NodeJS.ProcessEnv;
   readonly onLog?: (line: string) => void;
+  /**
+   * How long the provider may take to listen (default 60 s). It loads oidc-provider and makes
+   * its keys on first start: about a second on an idle machine, many more on a loaded one.
+   */
+  readonly readyTimeoutMs?: number;
 }
 
 export interface EmbeddedIdpHandle {
@@ -87,11 +92,17 @@ export function startEmbeddedIdp(options: EmbeddedIdpOptions): Promise<EmbeddedI
       setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
     });
 
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
+      const state = child.exitCode === null ? `process ${child.pid} still running` : 'exited';
       void stop();
-      reject(new Error(`embedded identity provider did not start in 20 s: ${output.join(' | ')}`));
-    }, 20_000);
+      reject(
+        new Error(
+          `embedded identity provider did not start in ${readyTimeoutMs / 1000} s (${state}): ${output.join(' | ') || 'no output'}`,
+        ),
+      );
+    }, readyTimeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`embedded identity provider exited (${code}): ${output.join(' | ')}`));
