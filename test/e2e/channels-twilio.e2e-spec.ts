@@ -151,7 +151,7 @@ describe('twilio connectors (moodbot)', () => {
       expectUnauthorized(await post(form, sign(`${t.url}/webhooks/other`, form)));
       // Signed for a body that was then changed.
       expectUnauthorized(await post({ ...form, Body: 'bye' }, sign(smsUrl, form)));
-      // Signed for a public URL a proxy would forward: refused while PARLEY_TRUST_PROXY does not
+      // Signed for a public URL a proxy would forward: refused while TRUST_PROXY does not
       // trust the proxy (the X-Forwarded-* headers are not believed).
       const publicUrl = 'https://bot.example.org/webhooks/twilio/webhook';
       expectUnauthorized(

@@ -37,7 +37,7 @@ function compare(a: string, b: string): number {
 /**
  * The URLs a request may have been signed for: `webhookUrl` when the entry sets it (the public
  * URL Twilio calls), else the URL rebuilt from the request (its scheme and host honour
- * `X-Forwarded-Proto`/`-Host` only when PARLEY_TRUST_PROXY trusts the proxy, as Express does).
+ * `X-Forwarded-Proto`/`-Host` only when TRUST_PROXY trusts the proxy, as Express does).
  * Each also with the default port added or removed, since Twilio signs some HTTPS URLs with
  * `:443` and some without (its helper libraries accept both).
  */
