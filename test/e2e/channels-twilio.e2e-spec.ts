@@ -353,5 +353,12 @@ describe('twilio connectors (moodbot)', () => {
       expectUnauthorized(await post(form, sign(`${t.url}/webhooks/twilio_voice/webhook`, form)));
       expect(await userEvents(t.url, caller)).toEqual([]);
     });
+
+    it('refuses a signed request without the caller (From) with 400', async () => {
+      const form = { CallSid: 'CA1', CallStatus: 'ringing', To: TWILIO_NUMBER };
+      const res = await post(form, sign(VOICE_URL, form));
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ status: 'failure', code: 400 });
+    });
   });
 });
