@@ -167,9 +167,9 @@ describe('real Rasa 3.x project shapes', () => {
         'endpoints.yml',
         `action_endpoint:\n  url: "${actions.url}"\n`,
       );
-      // Rasa X's `rasa:` and Twilio are Rasa channels Parley does not serve: warned, skipped.
+      // Rasa X's `rasa:` and `cmdline` are Rasa channels Parley does not serve: warned, skipped.
       const credentials = credentialsFile(
-        `rest:\nrasa:\n  url: "http://localhost:5002/api"\ntwilio:\n  account_sid: "x"\ncallback:\n  url: "${callback.url}/bot"\n`,
+        `rest:\nrasa:\n  url: "http://localhost:5002/api"\ncmdline:\ncallback:\n  url: "${callback.url}/bot"\n`,
       );
       t = await startAppWithModel(models, {
         env: { PARLEY_ENDPOINTS: endpoints, PARLEY_CREDENTIALS: credentials },

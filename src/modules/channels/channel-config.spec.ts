@@ -61,14 +61,46 @@ describe('configureChannels', () => {
     const { channels, warnings } = setup({
       rest: null,
       rasa: { url: 'http://localhost:5002/api' },
-      twilio: { account_sid: 'x' },
-      twilio_voice: null,
+      cmdline: null,
     });
     expect(channels.map((c) => c.name)).toEqual(['rest']);
-    expect(warnings).toHaveLength(3);
-    for (const [i, name] of ['rasa', 'twilio', 'twilio_voice'].entries()) {
+    expect(warnings).toHaveLength(2);
+    for (const [i, name] of ['rasa', 'cmdline'].entries()) {
       expect(warnings[i]).toContain(`"${name}" is a Rasa channel that Parley does not provide`);
     }
+  });
+
+  it('reads twilio and twilio_voice with Rasa defaults', () => {
+    const { channels, warnings } = setup({
+      twilio: { account_sid: 'AC1', auth_token: 't', twilio_number: '+15005550006' },
+      twilio_voice: { auth_token: 't', speech_timeout: 3, enhanced: false },
+    });
+    expect(warnings).toEqual([]);
+    expect(channels.map((c) => [c.kind, c.name])).toEqual([
+      ['connector', 'twilio'],
+      ['connector', 'twilio_voice'],
+    ]);
+    expect(channels[0]).toMatchObject({
+      settings: {
+        accountSid: 'AC1',
+        authToken: 't',
+        twilioNumber: '+15005550006',
+        webhookUrl: null,
+        http: { baseUrl: 'https://api.twilio.com', timeoutMs: 10_000 },
+      },
+    });
+    expect(channels[1]).toMatchObject({
+      settings: {
+        initialPrompt: 'hello',
+        repromptFallbackPhrase: "I'm sorry I didn't get that could you rephrase.",
+        assistantVoice: 'woman',
+        speechTimeout: '3',
+        speechModel: 'default',
+        enhanced: 'false',
+        authToken: 't',
+        webhookUrl: null,
+      },
+    });
   });
 
   it.each([
@@ -90,6 +122,38 @@ describe('configureChannels', () => {
     [
       { facebook: { verify: 'v', secret: 's', 'page-access-token': 'p', api_url: 'x' } },
       '"facebook.api_url" must be an http(s) URL',
+    ],
+    [{ twilio: { auth_token: 't', twilio_number: '+1' } }, '"twilio.account_sid" is missing'],
+    [{ twilio: { account_sid: 'AC1', twilio_number: '+1' } }, '"twilio.auth_token" is missing'],
+    [{ twilio: { account_sid: 'AC1', auth_token: 't' } }, '"twilio.twilio_number" is missing'],
+    [
+      { twilio: { account_sid: 'AC1', auth_token: 't', twilio_number: '+1', webhook_url: '/x' } },
+      '"twilio.webhook_url" must be an http(s) URL',
+    ],
+    [{ twilio_voice: null }, '"twilio_voice.auth_token" is missing'],
+    [
+      { twilio_voice: { auth_token: 't', assistant_voice: 'Polly.Nobody' } },
+      '"twilio_voice.assistant_voice" must be one of the voices Rasa supports',
+    ],
+    [
+      { twilio_voice: { auth_token: 't', speech_timeout: 'soon' } },
+      '"twilio_voice.speech_timeout" must be a whole number of seconds or auto',
+    ],
+    [
+      { twilio_voice: { auth_token: 't', speech_model: 'experimental' } },
+      '"twilio_voice.speech_model" must be default, numbers_and_commands or phone_call',
+    ],
+    [
+      { twilio_voice: { auth_token: 't', enhanced: 'yes' } },
+      '"twilio_voice.enhanced" must be true or false',
+    ],
+    [
+      { twilio_voice: { auth_token: 't', enhanced: true } },
+      '"twilio_voice.enhanced" can be true only with speech_model phone_call',
+    ],
+    [
+      { twilio_voice: { auth_token: 't', speech_timeout: 'auto', speech_model: 'phone_call' } },
+      '"twilio_voice.speech_timeout" can be auto only with speech_model numbers_and_commands',
     ],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
@@ -155,7 +219,7 @@ describe('configureChannels', () => {
 
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, slack, telegram, facebook, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, twilio, twilio_voice, genesys or <module-path>.<ClassName>',
     );
   });
 });

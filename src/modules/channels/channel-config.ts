@@ -54,8 +54,6 @@ export interface ChannelSetup {
  */
 const RASA_ONLY = [
   'rasa',
-  'twilio',
-  'twilio_voice',
   'twilio_media_streams',
   'botframework',
   'mattermost',

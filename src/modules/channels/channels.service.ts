@@ -78,7 +78,12 @@ export class ChannelsService implements BeforeApplicationShutdown, OnApplication
       } else if (c.kind === 'socketio') {
         this.served.set(c.name, { kind: 'socketio' });
       } else if (c.kind === 'connector') {
-        const connector = c.definition.create(c.settings, this.input(c.name, this.log), ingress);
+        const connector = c.definition.create(
+          c.settings,
+          this.input(c.name, this.log),
+          ingress,
+          conversations,
+        );
         this.served.set(c.name, { kind: 'connector', connector });
       }
     }

@@ -2,6 +2,8 @@ import { type ConnectorDefinition } from './connector/definition';
 import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
 import { SLACK_CONNECTOR } from './slack/slack-config';
 import { TELEGRAM_CONNECTOR } from './telegram/telegram-config';
+import { TWILIO_CONNECTOR } from './twilio/twilio-config';
+import { TWILIO_VOICE_CONNECTOR } from './twilio_voice/twilio-voice-config';
 
 /**
  * The messaging connectors Parley serves, one per Rasa `credentials.yml` key. A new platform
@@ -12,4 +14,6 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   SLACK_CONNECTOR,
   TELEGRAM_CONNECTOR,
   FACEBOOK_CONNECTOR,
+  TWILIO_CONNECTOR,
+  TWILIO_VOICE_CONNECTOR,
 ];

@@ -1,3 +1,4 @@
+import type { ConversationReader } from 'src/core';
 import type { ChannelCredentials } from 'src/modules/channels/credentials';
 import type { ChannelInput } from 'src/modules/channels/input/channel-input';
 import type { IdempotentIngress } from 'src/modules/idempotency';
@@ -22,8 +23,16 @@ export interface ConnectorDefinition<S = unknown> {
   readonly routes: readonly string[];
   /** Checks the entry; throws `CONFIG.INVALID` naming the key (see `invalid`). */
   settings(file: string, entry: ChannelCredentials): S;
-  /** The connector of a checked entry. */
-  create(settings: S, input: ChannelInput, ingress: IdempotentIngress | null): Connector;
+  /**
+   * The connector of a checked entry; `conversations` reads a tracker (Twilio Voice reprompts
+   * with the last bot message), null in unit tests.
+   */
+  create(
+    settings: S,
+    input: ChannelInput,
+    ingress: IdempotentIngress | null,
+    conversations: ConversationReader | null,
+  ): Connector;
 }
 
 /** Ties a definition's settings type to its functions. */

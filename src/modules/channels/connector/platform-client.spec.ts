@@ -71,6 +71,26 @@ describe('PlatformClient', () => {
     }
   });
 
+  it('posts a form body, a list value repeating its field', async () => {
+    const api = await server([{ status: 201, body: '{"sid":"SM1"}' }]);
+    try {
+      const client = new PlatformClient({ name: 't', baseUrl: api.url, timeoutMs: 2000 });
+      const answer = await client.call({
+        path: '/Messages.json',
+        form: { To: '+1 415', MediaUrl: ['https://x.example/a.png', 'https://x.example/b.png'] },
+      });
+      expect(answer).toEqual({ ok: true, status: 201, body: { sid: 'SM1' } });
+      expect(api.seen).toEqual([
+        {
+          path: '/Messages.json',
+          body: 'To=%2B1+415&MediaUrl=https%3A%2F%2Fx.example%2Fa.png&MediaUrl=https%3A%2F%2Fx.example%2Fb.png',
+        },
+      ]);
+    } finally {
+      await api.close();
+    }
+  });
+
   it('retries a 429 after its Retry-After, then returns the answer', async () => {
     const api = await server([
       { status: 429, headers: { 'Retry-After': '0' }, body: '{"ok":false}' },

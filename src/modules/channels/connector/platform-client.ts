@@ -34,8 +34,11 @@ export interface PlatformCall {
   readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly query?: Readonly<Record<string, string>>;
   readonly json?: unknown;
-  /** An `application/x-www-form-urlencoded` body (Twilio's REST API), instead of `json`. */
-  readonly form?: Readonly<Record<string, string>>;
+  /**
+   * An `application/x-www-form-urlencoded` body (Twilio's REST API), instead of `json`; a list
+   * value repeats its field (Twilio's `MediaUrl`).
+   */
+  readonly form?: Readonly<Record<string, string | readonly string[]>>;
   /** Headers of this call on top of the client's (a per-request bearer token). */
   readonly headers?: Readonly<Record<string, string>>;
   /**
@@ -102,7 +105,11 @@ export class PlatformClient {
     let body: string | undefined;
     if (call.form !== undefined) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(call.form).toString();
+      const form = new URLSearchParams();
+      for (const [k, v] of Object.entries(call.form)) {
+        for (const value of typeof v === 'string' ? [v] : v) form.append(k, value);
+      }
+      body = form.toString();
     } else if (call.json !== undefined) {
       headers['content-type'] = 'application/json; charset=utf-8';
       body = JSON.stringify(call.json);
