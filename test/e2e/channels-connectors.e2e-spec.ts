@@ -9,6 +9,7 @@ import {
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
 import { waitUntil } from 'test/utils/echobot';
 import { type FakePlatform, type PlatformCall, startFakePlatform } from 'test/utils/fake-platform';
+import { startHttpProxy, type TestHttpProxy } from 'test/utils/http-proxy';
 
 afterAll(removeTempDirs);
 
@@ -58,9 +59,11 @@ describe('messaging connectors (moodbot)', () => {
   let slack: FakePlatform;
   let telegram: FakePlatform;
   let facebook: FakePlatform;
+  let proxy: TestHttpProxy;
   let t: TestApp;
 
   beforeAll(async () => {
+    proxy = await startHttpProxy();
     slack = await startFakePlatform(() => ({ body: { ok: true, ts: '1.2' } }));
     telegram = await startFakePlatform((call) =>
       call.path.endsWith('/getMe')
@@ -77,6 +80,7 @@ describe('messaging connectors (moodbot)', () => {
         `  slack_signing_secret: ${SLACK_SECRET}`,
         '  use_threads: true',
         `  api_url: ${slack.url}/api`,
+        `  proxy: ${proxy.url}`,
         'telegram:',
         `  access_token: "${TELEGRAM_TOKEN}"`,
         '  verify: parley_bot',
@@ -102,6 +106,7 @@ describe('messaging connectors (moodbot)', () => {
     await slack?.close();
     await telegram?.close();
     await facebook?.close();
+    await proxy?.close();
   });
 
   it('serves a health route per connector and only the routes each platform uses', async () => {
@@ -199,6 +204,10 @@ describe('messaging connectors (moodbot)', () => {
       ]);
       expect(slack.calls[0]!.headers.authorization).toBe(`Bearer ${SLACK_TOKEN}`);
       expect(slack.calls[0]!.headers['content-type']).toMatch(/^application\/json/);
+      // Rasa's `proxy` setting: Slack's API is reached through that proxy.
+      expect(proxy.requests.map((r) => r.target)).toContainEqual(
+        expect.stringContaining(new URL(slack.url).host),
+      );
 
       const [user1] = await userEvents(t.url, user);
       expect(user1).toMatchObject({

@@ -86,7 +86,7 @@ describe('configureChannels', () => {
         authToken: 't',
         twilioNumber: '+15005550006',
         webhookUrl: null,
-        http: { baseUrl: 'https://api.twilio.com', timeoutMs: 10_000 },
+        http: { baseUrl: 'https://api.twilio.com', timeoutMs: 10_000, proxy: null },
       },
     });
     expect(channels[1]).toMatchObject({
@@ -106,6 +106,10 @@ describe('configureChannels', () => {
   it.each([
     [{ slak: null }, '"slak" is not a known channel'],
     [{ slack: { slack_token: 'x' } }, '"slack.slack_signing_secret" is missing'],
+    [
+      { slack: { slack_token: 'x', slack_signing_secret: 'y', proxy: 'socks5://u:secret@h:1080' } },
+      '"slack.proxy" must be an http(s) URL of a proxy',
+    ],
     [{ slack: { slack_signing_secret: 'x' } }, '"slack.slack_token" is missing'],
     [
       { slack: { slack_token: 'x', slack_signing_secret: 'y', conversation_granularity: 'team' } },

@@ -35,16 +35,24 @@ export interface Connector {
   stop?(): void;
 }
 
-/** The settings every connector reads besides its own (Parley's, not Rasa's). */
-export const CONNECTOR_KEYS = ['api_url', 'timeout'] as const;
+/**
+ * The settings every connector reads besides its own: `proxy` (Rasa's, of its Slack connector:
+ * the HTTP proxy the platform's API is reached through) and Parley's `api_url` and `timeout`.
+ */
+export const CONNECTOR_KEYS = ['api_url', 'timeout', 'proxy'] as const;
 
-/** The API base URL and timeout of a connector entry. */
+/** The API base URL, timeout and proxy of a connector entry (PlatformClient's options). */
 export interface ConnectorHttpSettings {
   readonly baseUrl: string;
   readonly timeoutMs: number;
+  /** `http(s)://[user:password@]host:port` of a proxy, or null for direct calls. */
+  readonly proxy: string | null;
 }
 
-/** Reads `api_url` (default: the platform's) and `timeout` (seconds, default 10). */
+/**
+ * Reads `api_url` (default: the platform's), `timeout` (seconds, default 10) and `proxy` (an
+ * http(s) URL; its credentials, if any, are never logged).
+ */
 export function connectorHttpSettings(
   file: string,
   channel: string,
@@ -52,7 +60,7 @@ export function connectorHttpSettings(
   defaultUrl: string,
 ): ConnectorHttpSettings {
   const url = stringSetting(file, channel, settings, 'api_url') ?? defaultUrl;
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+  if (!isHttpUrl(url)) {
     throw invalid(file, `${channel}.api_url`, `must be an http(s) URL, got "${url}"`);
   }
   const timeout = settings?.timeout;
@@ -63,10 +71,20 @@ export function connectorHttpSettings(
   ) {
     throw invalid(file, `${channel}.timeout`, 'must be a positive number of seconds');
   }
+  const proxy = stringSetting(file, channel, settings, 'proxy');
+  if (proxy !== null && proxy !== '' && !isHttpUrl(proxy)) {
+    // The value may hold a password: the message names the rule, not the value.
+    throw invalid(file, `${channel}.proxy`, 'must be an http(s) URL of a proxy');
+  }
   return {
     baseUrl: url.replace(/\/+$/, ''),
     timeoutMs: typeof timeout === 'number' ? timeout * 1000 : 10_000,
+    proxy: proxy === null || proxy === '' ? null : proxy,
   };
+}
+
+function isHttpUrl(value: string): boolean {
+  return URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
 }
 
 /** A string setting the connector cannot run without. */

@@ -46,8 +46,7 @@ export class FacebookConnector implements Connector {
   ) {
     this.client = new PlatformClient({
       name: 'facebook',
-      baseUrl: settings.http.baseUrl,
-      timeoutMs: settings.http.timeoutMs,
+      ...settings.http,
     });
   }
 

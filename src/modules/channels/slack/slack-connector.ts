@@ -77,8 +77,7 @@ export class SlackConnector implements Connector {
   ) {
     this.client = new PlatformClient({
       name: 'slack',
-      baseUrl: settings.http.baseUrl,
-      timeoutMs: settings.http.timeoutMs,
+      ...settings.http,
       headers: { authorization: `Bearer ${settings.token}` },
     });
   }

@@ -48,9 +48,9 @@ export class TelegramConnector implements Connector {
   ) {
     this.client = new PlatformClient({
       name: 'telegram',
+      ...settings.http,
       // The token is part of the path of every call (never logged: only the method is).
       baseUrl: `${settings.http.baseUrl}/bot${settings.accessToken}`,
-      timeoutMs: settings.http.timeoutMs,
       retryAfterOf: (body) => {
         const seconds = obj(obj(body).parameters).retry_after;
         return typeof seconds === 'number' ? seconds : null;

@@ -40,8 +40,7 @@ export class TwilioConnector implements Connector {
   ) {
     this.client = new PlatformClient({
       name: 'twilio',
-      baseUrl: settings.http.baseUrl,
-      timeoutMs: settings.http.timeoutMs,
+      ...settings.http,
     });
   }
 
