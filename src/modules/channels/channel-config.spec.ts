@@ -70,6 +70,20 @@ describe('configureChannels', () => {
     }
   });
 
+  it('starts entries copied from Rasa without the secrets Parley checks requests with, warning for each', () => {
+    const { channels, warnings } = setup({
+      twilio_voice: null,
+      telegram: { access_token: 't', verify: 'bot' },
+    });
+    expect(channels.map((c) => c.name)).toEqual(['twilio_voice', 'telegram']);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /"twilio_voice": no auth_token: calls are accepted without checking X-Twilio-Signature/,
+      ),
+      expect.stringMatching(/"telegram": no secret_token: updates are accepted without/),
+    ]);
+  });
+
   it('reads twilio and twilio_voice with Rasa defaults', () => {
     const { channels, warnings } = setup({
       twilio: { account_sid: 'AC1', auth_token: 't', twilio_number: '+15005550006' },
@@ -134,7 +148,6 @@ describe('configureChannels', () => {
       { twilio: { account_sid: 'AC1', auth_token: 't', twilio_number: '+1', webhook_url: '/x' } },
       '"twilio.webhook_url" must be an http(s) URL',
     ],
-    [{ twilio_voice: null }, '"twilio_voice.auth_token" is missing'],
     [
       { twilio_voice: { auth_token: 't', assistant_voice: 'Polly.Nobody' } },
       '"twilio_voice.assistant_voice" must be one of the voices Rasa supports',

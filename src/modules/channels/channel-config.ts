@@ -111,12 +111,11 @@ export function configureChannels(
     } else if (CONNECTORS.some((c) => c.key === key)) {
       const definition = CONNECTORS.find((c) => c.key === key)!;
       warnUnknown(key, settings, definition.keys);
-      channels.push({
-        kind: 'connector',
-        name: key,
-        definition,
-        settings: definition.settings(file, settings),
-      });
+      const checked = definition.settings(file, settings);
+      for (const warning of definition.warnings?.(checked) ?? []) {
+        warnings.push(`credentials ${file}: "${key}": ${warning}`);
+      }
+      channels.push({ kind: 'connector', name: key, definition, settings: checked });
     } else if (key === VOICE_CONNECTOR_KEY) {
       // Served by the voice gateway module, which reads the entry itself; checked here too so
       // a bad entry stops the start with the same message whichever module reads it first.

@@ -24,6 +24,12 @@ export interface ConnectorDefinition<S = unknown> {
   /** Checks the entry; throws `CONFIG.INVALID` naming the key (see `invalid`). */
   settings(file: string, entry: ChannelCredentials): S;
   /**
+   * What the operator should know of a checked entry, logged once at start: above all a
+   * webhook that cannot be authenticated because the entry, copied from a Rasa project, lacks
+   * the secret Parley checks requests with (the connector then accepts them, as Rasa does).
+   */
+  warnings?(settings: S): string[];
+  /**
    * The connector of a checked entry; `conversations` reads a tracker (Twilio Voice reprompts
    * with the last bot message), null in unit tests.
    */

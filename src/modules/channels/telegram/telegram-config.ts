@@ -70,6 +70,12 @@ export function telegramSettings(file: string, settings: ChannelCredentials): Te
 export const TELEGRAM_CONNECTOR = connectorDefinition({
   key: TELEGRAM_KEY,
   keys: TELEGRAM_KEYS,
+  warnings: (settings: TelegramSettings) =>
+    settings.secretToken === null
+      ? [
+          'no secret_token: updates are accepted without X-Telegram-Bot-Api-Secret-Token, as in Rasa; set secret_token so only Telegram can reach the bot',
+        ]
+      : [],
   routes: ['webhook', 'set_webhook'],
   settings: telegramSettings,
   create: (settings, input, ingress) => new TelegramConnector(settings, input, ingress),

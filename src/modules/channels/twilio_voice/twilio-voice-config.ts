@@ -1,4 +1,3 @@
-import { requiredSetting } from 'src/modules/channels/connector/connector';
 import { connectorDefinition } from 'src/modules/channels/connector/definition';
 import { type ChannelCredentials, invalid, stringSetting } from 'src/modules/channels/credentials';
 import { webhookUrlSetting } from 'src/modules/channels/twilio/twilio-config';
@@ -21,7 +20,12 @@ export interface TwilioVoiceSettings {
   /** `<Gather enhanced>`: `true` or `false`. */
   readonly enhanced: string;
   /** Parley's: every webhook request must carry Twilio's signature made with it. */
-  readonly authToken: string;
+  /**
+   * The account's auth token, which signs every webhook request (X-Twilio-Signature); null
+   * for an entry copied from Rasa, whose voice channel has no such key: requests are then
+   * not authenticated, as in Rasa, and the start warns.
+   */
+  readonly authToken: string | null;
   /** Parley's: the public URL Twilio calls (signed, and the `<Gather action>`); null: rebuilt. */
   readonly webhookUrl: string | null;
 }
@@ -198,21 +202,24 @@ export function twilioVoiceSettings(
     speechTimeout: speechTimeout.trim(),
     speechModel,
     enhanced: enhanced.toLowerCase(),
-    authToken: requiredSetting(
-      file,
-      TWILIO_VOICE_KEY,
-      settings,
-      'auth_token',
-      'the auth token of the Twilio account, which signs every webhook request (X-Twilio-Signature)',
-    ),
+    authToken: nonEmpty(stringSetting(file, TWILIO_VOICE_KEY, settings, 'auth_token')),
     webhookUrl: webhookUrlSetting(file, TWILIO_VOICE_KEY, settings),
   };
 }
+
+const nonEmpty = (value: string | null): string | null =>
+  value === null || value === '' ? null : value;
 
 /** The `twilio_voice` connector (see `connectors.ts`). */
 export const TWILIO_VOICE_CONNECTOR = connectorDefinition({
   key: TWILIO_VOICE_KEY,
   keys: TWILIO_VOICE_KEYS,
+  warnings: (settings: TwilioVoiceSettings) =>
+    settings.authToken === null
+      ? [
+          "no auth_token: calls are accepted without checking X-Twilio-Signature, as in Rasa; set auth_token (the Twilio account's) so only Twilio can reach the bot",
+        ]
+      : [],
   routes: ['webhook'],
   settings: twilioVoiceSettings,
   create: (settings, input, _ingress, conversations) =>

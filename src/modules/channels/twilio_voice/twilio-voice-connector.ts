@@ -5,9 +5,10 @@ import {
   badBody,
   type Connector,
   type ConnectorRoute,
+  rawBody,
 } from 'src/modules/channels/connector/connector';
 import { type ChannelInput } from 'src/modules/channels/input/channel-input';
-import { formField, verifiedForm } from 'src/modules/channels/twilio/twilio-signature';
+import { formField, formParams, verifiedForm } from 'src/modules/channels/twilio/twilio-signature';
 import { type TwilioVoiceSettings } from './twilio-voice-config';
 import { TwilioVoiceOutputChannel } from './twilio-voice.output-channel';
 import { type GatherOptions, voiceResponse } from './twiml';
@@ -54,7 +55,10 @@ export class TwilioVoiceConnector implements Connector {
 
   async handle(route: ConnectorRoute, req: Request, res: Response): Promise<boolean> {
     if (route !== 'webhook' || req.method !== 'POST') return false;
-    const form = verifiedForm(this.name, this.settings.authToken, this.settings.webhookUrl, req);
+    const form =
+      this.settings.authToken === null
+        ? formParams(rawBody(req))
+        : verifiedForm(this.name, this.settings.authToken, this.settings.webhookUrl, req);
     const sender = formField(form, 'From');
     if (sender === null || sender === '') {
       throw badBody(this.name, 'The form field "From" (the caller) is missing.');
