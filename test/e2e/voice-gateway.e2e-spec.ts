@@ -1,20 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
 import { AudioHookClient } from 'test/utils/audiohook-client';
+import { credentialsFile as credentials, removeTempDirs } from 'test/utils/channels';
 import { startTestApp, type TestApp } from 'test/utils/create-test-app';
 import WebSocket, { WebSocketServer } from 'ws';
 
 const API_KEY = 'SGVsbG8sIEkgYW0gdGhlIEFQSSBrZXkh';
 const SECRET = 'TXlTdXBlclNlY3JldEtleVRlbGxOby0xITJAMyM0JDU=';
 
-function credentials(body: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-voice-e2e-'));
-  const file = join(dir, 'credentials.yml');
-  writeFileSync(file, body);
-  return file;
-}
+afterAll(removeTempDirs);
 
 const GOOD = `
 genesys:
