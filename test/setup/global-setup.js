@@ -38,6 +38,7 @@ module.exports = async function globalSetup() {
       process.exit(1);
     }
     globalThis.__PARLEY_EMBEDDED_PG__ = handle;
+    globalThis.__PARLEY_EMBEDDED_PG_DIR__ = dataDir;
     serverUrl = handle.url;
     process.env.PARLEY_TEST_EMBEDDED = '1';
   }

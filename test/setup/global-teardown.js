@@ -1,4 +1,5 @@
 'use strict';
+const { rmSync } = require('node:fs');
 const { Client } = require('pg');
 
 module.exports = async function globalTeardown() {
@@ -14,4 +15,7 @@ module.exports = async function globalTeardown() {
   }
   const embedded = globalThis.__PARLEY_EMBEDDED_PG__;
   if (embedded) await embedded.stop();
+  // The throwaway cluster's folder (its password file; the cluster itself is gone with stop).
+  const dir = globalThis.__PARLEY_EMBEDDED_PG_DIR__;
+  if (dir) rmSync(dir, { recursive: true, force: true });
 };
