@@ -396,6 +396,127 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
   return out;
 }
 
+/** Utterances no assistant is built for: keyboard mashing, foreign words, noise. */
+const GIBBERISH = [
+  'asdf qwerty zxcv',
+  'lorem ipsum dolor sit amet',
+  'jjjjjj kkkk',
+  'xyzzy plugh',
+  'qwertyuiop',
+  'zzz',
+  'blorp fleem gnarf',
+  '12345 67890',
+  'hjkl hjkl hjkl',
+  'Wie spät ist es',
+  'je ne sais pas',
+  'ñandú pingüino',
+  '??? !!!',
+  'asdfghjkl;',
+  'the the the the',
+  'purple monkey dishwasher',
+  'kthxbye lol rofl',
+  'mnbvcxz poiuy',
+  'fnord',
+  'grblx wubba lubba',
+];
+
+/** Expected calibration error over 10 equal-width confidence bins. */
+function expectedCalibrationError(points: ReadonlyArray<{ conf: number; right: boolean }>): number {
+  const bins = Array.from({ length: 10 }, () => ({ n: 0, conf: 0, right: 0 }));
+  for (const p of points) {
+    const bin = bins[Math.min(9, Math.floor(p.conf * 10))]!;
+    bin.n += 1;
+    bin.conf += p.conf;
+    bin.right += p.right ? 1 : 0;
+  }
+  return bins.reduce(
+    (sum, b) =>
+      b.n === 0 ? sum : sum + (Math.abs(b.right - b.conf) / b.n) * (b.n / points.length),
+    0,
+  );
+}
+
+interface Judged {
+  /** The best intent other than nlu_fallback, and its confidence. */
+  readonly top: string | null;
+  readonly conf: number;
+  /** Whether the FallbackClassifier answered nlu_fallback. */
+  readonly fellBack: boolean;
+}
+
+function judge(model: TrainedNlu, text: string): Judged {
+  const m = model.process(text);
+  const best = (m.intentRanking ?? []).find((r) => r.name !== 'nlu_fallback') ?? null;
+  return {
+    top: best?.name ?? null,
+    conf: best?.confidence ?? 0,
+    fellBack: m.intent?.name === 'nlu_fallback',
+  };
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : (s[Math.floor(s.length / 2)] ?? 0);
+};
+
+/**
+ * What the default pipeline knows about what it does not know, per Braun corpus: in-scope
+ * top-intent accuracy and that accuracy once the FallbackClassifier (threshold 0.3, ambiguity
+ * 0.1) has answered nlu_fallback for some; the expected calibration error of the top
+ * confidence; out-of-domain recall (the other corpora's test utterances, which no intent of
+ * this corpus covers, answered nlu_fallback) and the same for gibberish.
+ */
+async function calibrationReport(
+  corpora: ReadonlyArray<{ name: string; train: NluTrainingData; test: readonly NluExample[] }>,
+): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  console.log(
+    'corpus            in-scope acc  after fallback  fallback cost  ECE     OOD recall (n)      gibberish fallback  median conf: in-scope / OOD / gibberish',
+  );
+  for (const c of corpora) {
+    const model = await trainNlu(
+      c.train,
+      { language: 'en', pipeline: pipelineFromEnv() },
+      { seed: 42, ...THREADS },
+    );
+    const inScope = c.test.filter((e) => e.intent !== NONE);
+    const judged = inScope.map((e) => ({ e, j: judge(model, e.text) }));
+    const points = judged.map(({ e, j }) => ({ conf: j.conf, right: j.top === e.intent }));
+    const acc = points.filter((p) => p.right).length / points.length;
+    const accAfter =
+      judged.filter(({ e, j }) => j.top === e.intent && !j.fellBack).length / judged.length;
+    const ece = expectedCalibrationError(points);
+    const ood = corpora
+      .filter((o) => o.name !== c.name)
+      .flatMap((o) => o.test.map((e) => judge(model, e.text)));
+    const oodRecall = ood.filter((j) => j.fellBack).length / ood.length;
+    const gib = GIBBERISH.map((t) => judge(model, t));
+    const gibRecall = gib.filter((j) => j.fellBack).length / gib.length;
+    const med = [judged.map(({ j }) => j.conf), ood.map((j) => j.conf), gib.map((j) => j.conf)].map(
+      median,
+    );
+    console.log(
+      `${c.name.padEnd(18)}${fmt(acc).padEnd(14)}${fmt(accAfter).padEnd(16)}${(
+        (acc - accAfter) *
+        100
+      )
+        .toFixed(1)
+        .padStart(5)} pts     ${fmt(ece)}   ${fmt(oodRecall)} (${ood.length})`.padEnd(88) +
+        `${fmt(gibRecall).padEnd(20)}${med.map((x) => fmt(x)).join(' / ')}`,
+    );
+    out[c.name] = {
+      inScopeAccuracy: acc,
+      inScopeAccuracyAfterFallback: accAfter,
+      ece,
+      oodRecall,
+      oodCount: ood.length,
+      gibberishRecall: gibRecall,
+      medianConfidence: { inScope: med[0], ood: med[1], gibberish: med[2] },
+    };
+  }
+  return out;
+}
+
 const spread = (xs: readonly number[]): string => {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
   return `mean ${mean.toFixed(3)}, min ${Math.min(...xs).toFixed(3)}, max ${Math.max(...xs).toFixed(3)}`;
@@ -406,6 +527,18 @@ export async function main(args: readonly string[]): Promise<void> {
   const skipSynthetic = args.includes('--skip-synthetic');
   const ordersAt = args.indexOf('--orders');
   const orders = ordersAt >= 0 ? Number(args[ordersAt + 1] ?? 5) : 0;
+  if (args.includes('--calibration')) {
+    const corpora = CORPORA.map((name) => {
+      const file = join(SHARED, 'datasets', 'braun2017', `${name}.json`);
+      const corpus = readBraunCorpus(readFileSync(file, 'utf8'), file);
+      return { name, train: corpus.train, test: corpus.test.examples };
+    });
+    const report = await calibrationReport(corpora);
+    const outDir = join(ROOT, 'bench', 'results');
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, 'nlu-calibration.json'), JSON.stringify(report, null, 2));
+    return;
+  }
   const results: Record<string, unknown> = {};
   const totals = { parley: { tp: 0, fp: 0, fn: 0 }, nlpjs: { tp: 0, fp: 0, fn: 0 } };
   console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
