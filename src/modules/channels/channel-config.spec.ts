@@ -91,6 +91,20 @@ describe('configureChannels', () => {
       { facebook: { verify: 'v', secret: 's', 'page-access-token': 'p', api_url: 'x' } },
       '"facebook.api_url" must be an http(s) URL',
     ],
+    [{ botframework: { app_password: 'p' } }, '"botframework.app_id" is missing'],
+    [{ botframework: { app_id: 'a' } }, '"botframework.app_password" is missing'],
+    [
+      { botframework: { app_id: 'a', app_password: 'p', login_url: 'not a url' } },
+      '"botframework.login_url" must be an http(s) URL',
+    ],
+    [
+      { botframework: { app_id: 'a', app_password: 'p', openid_metadata_url: 'ftp://x' } },
+      '"botframework.openid_metadata_url" must be an http(s) URL',
+    ],
+    [
+      { botframework: { app_id: 'a', app_password: 'p', timeout: 0 } },
+      '"botframework.timeout" must be a positive number of seconds',
+    ],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
@@ -155,7 +169,7 @@ describe('configureChannels', () => {
 
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, slack, telegram, facebook, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, botframework, genesys or <module-path>.<ClassName>',
     );
   });
 });

@@ -57,7 +57,6 @@ const RASA_ONLY = [
   'twilio',
   'twilio_voice',
   'twilio_media_streams',
-  'botframework',
   'mattermost',
   'rocketchat',
   'webexteams',

@@ -1,3 +1,4 @@
+import { BOTFRAMEWORK_CONNECTOR } from './botframework/botframework-config';
 import { type ConnectorDefinition } from './connector/definition';
 import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
 import { SLACK_CONNECTOR } from './slack/slack-config';
@@ -12,4 +13,5 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   SLACK_CONNECTOR,
   TELEGRAM_CONNECTOR,
   FACEBOOK_CONNECTOR,
+  BOTFRAMEWORK_CONNECTOR,
 ];

@@ -1,0 +1,249 @@
+import request from 'supertest';
+import {
+  credentialsFile,
+  MOODBOT_GREETING as GREETING,
+  removeTempDirs,
+  trainMoodbot,
+} from 'test/utils/channels';
+import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
+import {
+  BF_METADATA_PATH,
+  BF_TOKEN_PATH,
+  type FakeBotFramework,
+  startFakeBotFramework,
+} from 'test/utils/fake-botframework';
+
+afterAll(removeTempDirs);
+
+const BF_APP_ID = '0b5ad9f4-3f67-4a5e-9e0c-parley-test';
+const BF_APP_PASSWORD = 'bf-app-password';
+const IMAGE = 'https://images.example.org/parley/sunrise.jpg';
+const CHEER_UP = 'Maybe this picture brightens it up:';
+const DID_THAT_HELP = 'Did that lift your mood?';
+
+async function userEvents(url: string, id: string): Promise<Record<string, unknown>[]> {
+  const res = await request(url).get(`/conversations/${encodeURIComponent(id)}/tracker`);
+  if (res.status !== 200) return [];
+  const events = res.body.events as Record<string, unknown>[];
+  return events.filter((e) => e.event === 'user');
+}
+
+function expectFailure(res: request.Response, status: number): void {
+  expect(res.status).toBe(status);
+  expect(res.body).toMatchObject({ version: expect.any(String), status: 'failure', code: status });
+  expect(res.body.reason).toEqual(expect.any(String));
+  expect(res.body.message).toEqual(expect.any(String));
+}
+
+/**
+ * The Microsoft Bot Framework, Webex and Google Chat connectors with the mood bot through the
+ * real dialogue engine: the platforms' documented webhook payloads go into a real Parley, and
+ * fakes of each platform (real HTTP servers written from the public docs) verify nothing but
+ * record the calls the bot's answers make and serve the keys the tokens are checked against.
+ */
+describe('Microsoft Bot Framework, Webex and Google Chat connectors (moodbot)', () => {
+  let bf: FakeBotFramework;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    bf = await startFakeBotFramework();
+    const credentials = credentialsFile(
+      [
+        'botframework:',
+        `  app_id: ${BF_APP_ID}`,
+        `  app_password: ${BF_APP_PASSWORD}`,
+        `  openid_metadata_url: ${bf.url}${BF_METADATA_PATH}`,
+        `  login_url: ${bf.url}${BF_TOKEN_PATH}`,
+        '',
+      ].join('\n'),
+    );
+    t = await startTestApp({
+      withDomain: false,
+      env: { PARLEY_CREDENTIALS: credentials, PARLEY_MODEL: trainMoodbot() },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await bf?.close();
+  });
+
+  it('serves a health route per connector', async () => {
+    for (const name of ['botframework']) {
+      const res = await request(t.url).get(`/webhooks/${name}/`).expect(200);
+      expect(res.body).toEqual({ status: 'ok' });
+    }
+    expect((await request(t.url).get('/webhooks/botframework/webhook')).status).toBe(404);
+  });
+
+  describe('botframework', () => {
+    const bot = { id: '28:c9e8c047-2a74-40a2-b28a-b162d5f5327c', name: 'Parley Bot' };
+
+    /** An activity as the Bot Connector posts it (Bot Framework Activity schema). */
+    const activity = (user: string, conversation: string, text: string, extra = {}) => ({
+      type: 'message',
+      id: `${Date.now()}${Math.random().toString(36).slice(2, 8)}`,
+      timestamp: new Date().toISOString(),
+      serviceUrl: `${bf.url}/`,
+      channelId: 'msteams',
+      from: { id: user, name: 'Megan Bowen', aadObjectId: 'a1b2c3' },
+      conversation: { id: conversation, conversationType: 'personal', tenantId: 't1' },
+      recipient: bot,
+      text,
+      textFormat: 'plain',
+      locale: 'en-US',
+      ...extra,
+    });
+
+    const post = (body: unknown, token?: string) => {
+      const req = request(t.url)
+        .post('/webhooks/botframework/webhook')
+        .set('Content-Type', 'application/json');
+      if (token !== undefined) req.set('Authorization', `Bearer ${token}`);
+      return req.send(typeof body === 'string' ? body : JSON.stringify(body));
+    };
+
+    /** What Rasa's BotFramework output channel posts around each part. */
+    const reply = (user: string, part: Record<string, unknown>) => ({
+      type: 'message',
+      recipient: { id: user },
+      from: bot,
+      channelData: { notification: { alert: 'true' } },
+      text: '',
+      ...part,
+    });
+
+    beforeEach(() => (bf.platform.calls.length = 0));
+
+    it('plays a moodbot turn: buttons as a hero card, then an image, with the app token', async () => {
+      const user = uniqueId('29:user');
+      const conversation = uniqueId('a:conv');
+      const res = await post(activity(user, conversation, 'hi'), bf.token(BF_APP_ID)).expect(200);
+      expect(res.text).toBe('success');
+      const hero = 'application/vnd.microsoft.card.hero';
+      expect(bf.activities(conversation).map((c) => c.body)).toEqual([
+        reply(user, {
+          attachments: [
+            { contentType: hero, content: { subtitle: GREETING.text, buttons: GREETING.buttons } },
+          ],
+        }),
+      ]);
+      const [sent] = bf.activities(conversation);
+      expect(sent!.method).toBe('POST');
+      expect(sent!.headers.authorization).toMatch(/^Bearer bf-access-token-\d+$/);
+      expect(sent!.headers['content-type']).toMatch(/^application\/json/);
+      // The app token: client credentials for the Bot Connector's scope, asked once.
+      expect(bf.tokenCalls().map((c) => c.body)).toEqual([
+        {
+          grant_type: 'client_credentials',
+          client_id: BF_APP_ID,
+          client_secret: BF_APP_PASSWORD,
+          scope: 'https://api.botframework.com/.default',
+        },
+      ]);
+      expect(sent!.headers.authorization).toBe('Bearer bf-access-token-1');
+
+      // The user clicks "not so good": Teams sends the button's value as the text.
+      bf.platform.calls.length = 0;
+      const attachments = [{ contentType: 'image/png', contentUrl: 'https://x.example/a.png' }];
+      await post(
+        activity(user, conversation, '/mood_unhappy', { attachments }),
+        bf.token(BF_APP_ID),
+      ).expect(200);
+      expect(bf.activities(conversation).map((c) => c.body)).toEqual([
+        reply(user, { text: CHEER_UP }),
+        reply(user, {
+          attachments: [{ contentType: hero, content: { images: [{ url: IMAGE }] } }],
+        }),
+        reply(user, { text: DID_THAT_HELP }),
+      ]);
+      // No second token for the second turn: it is kept until shortly before it expires.
+      expect(bf.tokenCalls()).toHaveLength(0);
+
+      const events = await userEvents(t.url, user);
+      expect(events.map((e) => [e.text, e.input_channel])).toEqual([
+        ['hi', 'botframework'],
+        ['/mood_unhappy', 'botframework'],
+      ]);
+      // Rasa's metadata: the activity's attachments, when it has any.
+      expect(events[0]!.metadata).not.toHaveProperty('attachments');
+      expect(events[1]!.metadata).toMatchObject({ attachments });
+    });
+
+    it('refuses a missing, forged, expired, misaddressed or misdirected token with 401 and runs no turn', async () => {
+      const user = uniqueId('29:user');
+      const conversation = uniqueId('a:conv');
+      const body = activity(user, conversation, 'hi');
+      const now = Math.floor(Date.now() / 1000);
+      const bad: Array<[string | undefined, string]> = [
+        [undefined, 'no token'],
+        ['not-a-jwt', 'not a JWT'],
+        [bf.token(BF_APP_ID, {}, bf.foreignKey(bf.key.kid)), 'signed by another key, same kid'],
+        [bf.token(BF_APP_ID, {}, bf.foreignKey('unknown-kid')), 'signed by an unknown key'],
+        [bf.token(BF_APP_ID, { exp: now - 6 * 60, nbf: now - 3600 }), 'expired beyond skew'],
+        [bf.token('another-app'), 'another audience'],
+        [bf.token(BF_APP_ID, { iss: 'https://sts.windows.net/x/' }), 'another issuer'],
+        [
+          bf.token(BF_APP_ID, { serviceUrl: 'https://smba.trafficmanager.net/amer/' }),
+          'other serviceUrl',
+        ],
+        [bf.token(BF_APP_ID, { serviceUrl: undefined }), 'no serviceUrl claim'],
+      ];
+      for (const [token, why] of bad) {
+        const res = await post(body, token);
+        expect([why, res.status]).toEqual([why, 401]);
+        expectFailure(res, 401);
+      }
+      // Malformed JSON without a valid token is refused before it is parsed.
+      expectFailure(await post('{"type": ', undefined), 401);
+      // A key not endorsed for the activity's channel: 403, as Microsoft documents.
+      expectFailure(await post({ ...body, channelId: 'skype' }, bf.token(BF_APP_ID)), 403);
+      expect(bf.activities(conversation)).toEqual([]);
+      expect(await userEvents(t.url, user)).toEqual([]);
+    });
+
+    it('accepts a token that expired within the 5 minutes of clock skew', async () => {
+      const user = uniqueId('29:user');
+      const conversation = uniqueId('a:conv');
+      const now = Math.floor(Date.now() / 1000);
+      const token = bf.token(BF_APP_ID, { exp: now - 60, nbf: now - 3600 });
+      await post(activity(user, conversation, 'hi'), token).expect(200);
+      expect(bf.activities(conversation)).toHaveLength(1);
+    });
+
+    it('answers other activity types without a turn', async () => {
+      const user = uniqueId('29:user');
+      const conversation = uniqueId('a:conv');
+      const update = { ...activity(user, conversation, ''), type: 'conversationUpdate' };
+      const res = await post(update, bf.token(BF_APP_ID)).expect(200);
+      expect(res.text).toBe('success');
+      expect(bf.activities(conversation)).toEqual([]);
+      expect(await userEvents(t.url, user)).toEqual([]);
+    });
+
+    it('replays the first answer to a redelivered activity (same id) without a second turn', async () => {
+      const user = uniqueId('29:user');
+      const conversation = uniqueId('a:conv');
+      const body = activity(user, conversation, 'hi');
+      await post(body, bf.token(BF_APP_ID)).expect(200);
+      const again = await post(body, bf.token(BF_APP_ID)).expect(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(bf.activities(conversation)).toHaveLength(1);
+      expect((await userEvents(t.url, user)).map((e) => e.text)).toEqual(['hi']);
+    });
+
+    it('waits out Retry-After once when the Bot Connector answers 429, then delivers', async () => {
+      const user = uniqueId('29:user');
+      const conversation = uniqueId('a:conv');
+      bf.platform.once(`/v3/conversations/${encodeURIComponent(conversation)}/activities`, {
+        status: 429,
+        headers: { 'Retry-After': '1' },
+        body: { error: { code: 'TooManyRequests', message: 'slow down' } },
+      });
+      await post(activity(user, conversation, 'hi'), bf.token(BF_APP_ID)).expect(200);
+      const sent = bf.activities(conversation).map((c) => c.body);
+      expect(sent).toHaveLength(2);
+      expect(sent[1]).toEqual(sent[0]);
+    });
+  });
+});
