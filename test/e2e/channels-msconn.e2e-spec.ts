@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import {
   credentialsFile,
@@ -12,11 +13,14 @@ import {
   type FakeBotFramework,
   startFakeBotFramework,
 } from 'test/utils/fake-botframework';
+import { type FakeWebex, startFakeWebex, WEBEX_BOT_ID } from 'test/utils/fake-webex';
 
 afterAll(removeTempDirs);
 
 const BF_APP_ID = '0b5ad9f4-3f67-4a5e-9e0c-parley-test';
 const BF_APP_PASSWORD = 'bf-app-password';
+const WEBEX_TOKEN = 'webex-bot-access-token';
+const WEBEX_SECRET = 'webex-webhook-secret';
 const IMAGE = 'https://images.example.org/parley/sunrise.jpg';
 const CHEER_UP = 'Maybe this picture brightens it up:';
 const DID_THAT_HELP = 'Did that lift your mood?';
@@ -43,10 +47,12 @@ function expectFailure(res: request.Response, status: number): void {
  */
 describe('Microsoft Bot Framework, Webex and Google Chat connectors (moodbot)', () => {
   let bf: FakeBotFramework;
+  let webex: FakeWebex;
   let t: TestApp;
 
   beforeAll(async () => {
     bf = await startFakeBotFramework();
+    webex = await startFakeWebex(WEBEX_TOKEN);
     const credentials = credentialsFile(
       [
         'botframework:',
@@ -54,6 +60,10 @@ describe('Microsoft Bot Framework, Webex and Google Chat connectors (moodbot)', 
         `  app_password: ${BF_APP_PASSWORD}`,
         `  openid_metadata_url: ${bf.url}${BF_METADATA_PATH}`,
         `  login_url: ${bf.url}${BF_TOKEN_PATH}`,
+        'webexteams:',
+        `  access_token: ${WEBEX_TOKEN}`,
+        `  webhook_secret: ${WEBEX_SECRET}`,
+        `  api_url: ${webex.url}`,
         '',
       ].join('\n'),
     );
@@ -66,14 +76,16 @@ describe('Microsoft Bot Framework, Webex and Google Chat connectors (moodbot)', 
   afterAll(async () => {
     await t?.close();
     await bf?.close();
+    await webex?.close();
   });
 
   it('serves a health route per connector', async () => {
-    for (const name of ['botframework']) {
+    for (const name of ['botframework', 'webexteams']) {
       const res = await request(t.url).get(`/webhooks/${name}/`).expect(200);
       expect(res.body).toEqual({ status: 'ok' });
     }
     expect((await request(t.url).get('/webhooks/botframework/webhook')).status).toBe(404);
+    expect((await request(t.url).get('/webhooks/webexteams/webhook')).status).toBe(404);
   });
 
   describe('botframework', () => {
@@ -244,6 +256,158 @@ describe('Microsoft Bot Framework, Webex and Google Chat connectors (moodbot)', 
       const sent = bf.activities(conversation).map((c) => c.body);
       expect(sent).toHaveLength(2);
       expect(sent[1]).toEqual(sent[0]);
+    });
+  });
+  describe('webexteams', () => {
+    const room = 'Y2lzY29zcGFyazovL3VzL1JPT00vZGlyZWN0LXBhcmxleQ';
+
+    /** Webex's HMAC-SHA1 of the body with the webhook secret, hex. */
+    const sparkSignature = (body: string, secret = WEBEX_SECRET) =>
+      createHmac('sha1', secret).update(body).digest('hex');
+
+    /** A message a user wrote, readable through the fake's Messages API. */
+    const message = (person: string, text: string) => {
+      const id = uniqueId('Y2lzY29zcGFyazovL3VzL01FU1NBR0U');
+      webex.put({
+        id,
+        roomId: room,
+        roomType: 'direct',
+        personId: person,
+        personEmail: 'ann@example.com',
+        text,
+        created: new Date().toISOString(),
+      });
+      return id;
+    };
+
+    /** The webhook delivery Webex posts for a created message: only its id. */
+    const delivery = (messageId: string, person: string) =>
+      JSON.stringify({
+        id: 'Y2lzY29zcGFyazovL3VzL1dFQkhPT0svcGFybGV5',
+        name: 'parley messages',
+        targetUrl: 'https://bot.example.org/webhooks/webexteams/webhook',
+        resource: 'messages',
+        event: 'created',
+        orgId: 'Y2lzY29zcGFyazovL3VzL09SR0FOSVpBVElPTi9vcmc',
+        createdBy: WEBEX_BOT_ID,
+        appId: 'Y2lzY29zcGFyazovL3VzL0FQUExJQ0FUSU9OL2FwcA',
+        ownedBy: 'creator',
+        status: 'active',
+        actorId: person,
+        data: {
+          id: messageId,
+          roomId: room,
+          roomType: 'direct',
+          personId: person,
+          personEmail: 'ann@example.com',
+          created: new Date().toISOString(),
+        },
+      });
+
+    const post = (body: string, signature?: string) => {
+      const req = request(t.url)
+        .post('/webhooks/webexteams/webhook')
+        .set('Content-Type', 'application/json');
+      if (signature !== undefined) req.set('X-Spark-Signature', signature);
+      return req.send(body);
+    };
+
+    beforeEach(() => (webex.platform.calls.length = 0));
+
+    it('plays a moodbot turn: reads the message, answers in its room (buttons as lines, the image as a file)', async () => {
+      const person = uniqueId('Y2lzY29zcGFyazovL3VzL1BFT1BMRS9hbm4');
+      const body = delivery(message(person, 'hi'), person);
+      const res = await post(body, sparkSignature(body)).expect(200);
+      expect(res.text).toBe('');
+      expect(webex.platform.calls.map((c) => [c.method, c.path])).toEqual([
+        ['GET', expect.stringMatching(/^\/v1\/messages\/Y2lz/)],
+        ['GET', '/v1/people/me'],
+        ['POST', '/v1/messages'],
+        ['POST', '/v1/messages'],
+        ['POST', '/v1/messages'],
+      ]);
+      for (const call of webex.platform.calls) {
+        expect(call.headers.authorization).toBe(`Bearer ${WEBEX_TOKEN}`);
+      }
+      expect(webex.posted().map((c) => c.body)).toEqual([
+        { roomId: room, text: GREETING.text },
+        { roomId: room, text: '1: good (/mood_great)' },
+        { roomId: room, text: '2: not so good (/mood_unhappy)' },
+      ]);
+
+      webex.platform.calls.length = 0;
+      const second = delivery(message(person, '/mood_unhappy'), person);
+      await post(second, sparkSignature(second)).expect(200);
+      expect(webex.posted().map((c) => c.body)).toEqual([
+        { roomId: room, text: CHEER_UP },
+        { roomId: room, files: [IMAGE] },
+        { roomId: room, text: DID_THAT_HELP },
+      ]);
+      // The bot's id is asked once.
+      expect(webex.platform.calls.filter((c) => c.path === '/v1/people/me')).toEqual([]);
+      const events = await userEvents(t.url, person);
+      expect(events.map((e) => [e.text, e.input_channel])).toEqual([
+        ['hi', 'webexteams'],
+        ['/mood_unhappy', 'webexteams'],
+      ]);
+    });
+
+    it("does not answer the bot's own messages", async () => {
+      const body = delivery(message(WEBEX_BOT_ID, 'Hi there!'), WEBEX_BOT_ID);
+      const res = await post(body, sparkSignature(body)).expect(200);
+      expect(res.text).toBe('OK');
+      expect(webex.posted()).toEqual([]);
+      expect(await userEvents(t.url, WEBEX_BOT_ID)).toEqual([]);
+    });
+
+    it('refuses a missing, wrong or misplaced signature with 401, before reading the message', async () => {
+      const person = uniqueId('Y2lzY29zcGFyazovL3VzL1BFT1BMRS9hbm4');
+      const body = delivery(message(person, 'hi'), person);
+      expectFailure(await post(body), 401);
+      expectFailure(await post(body, sparkSignature(body, 'not-the-secret')), 401);
+      expectFailure(await post(body, sparkSignature(delivery('other', person))), 401);
+      expectFailure(
+        await post(body, createHmac('sha256', WEBEX_SECRET).update(body).digest('hex')),
+        401,
+      );
+      expectFailure(await post('{"data": ', undefined), 401);
+      expect(webex.platform.calls).toEqual([]);
+      expect(await userEvents(t.url, person)).toEqual([]);
+    });
+
+    it('answers a delivery of an unknown message with a 400 failure body and no turn', async () => {
+      const person = uniqueId('Y2lzY29zcGFyazovL3VzL1BFT1BMRS9hbm4');
+      const body = delivery('Y2lzY29zcGFyazovL3VzL01FU1NBR0Uvbm9uZQ', person);
+      expectFailure(await post(body, sparkSignature(body)), 400);
+      expect(webex.posted()).toEqual([]);
+      expect(await userEvents(t.url, person)).toEqual([]);
+    });
+
+    it('replays the first answer to a redelivery of the same message without a second turn', async () => {
+      const person = uniqueId('Y2lzY29zcGFyazovL3VzL1BFT1BMRS9hbm4');
+      const body = delivery(message(person, 'hi'), person);
+      await post(body, sparkSignature(body)).expect(200);
+      const again = await post(body, sparkSignature(body)).expect(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(webex.posted()).toHaveLength(3);
+      expect((await userEvents(t.url, person)).map((e) => e.text)).toEqual(['hi']);
+    });
+
+    it('waits out Retry-After once when Webex answers 429, then delivers', async () => {
+      webex.platform.once('/v1/messages', {
+        status: 429,
+        headers: { 'Retry-After': '1' },
+        body: { message: 'Too Many Requests' },
+      });
+      const person = uniqueId('Y2lzY29zcGFyazovL3VzL1BFT1BMRS9hbm4');
+      const body = delivery(message(person, 'hi'), person);
+      await post(body, sparkSignature(body)).expect(200);
+      expect(webex.posted().map((c) => (c.body as { text: string }).text)).toEqual([
+        GREETING.text,
+        GREETING.text,
+        '1: good (/mood_great)',
+        '2: not so good (/mood_unhappy)',
+      ]);
     });
   });
 });

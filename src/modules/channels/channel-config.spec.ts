@@ -105,6 +105,11 @@ describe('configureChannels', () => {
       { botframework: { app_id: 'a', app_password: 'p', timeout: 0 } },
       '"botframework.timeout" must be a positive number of seconds',
     ],
+    [{ webexteams: { room: 'r' } }, '"webexteams.access_token" is missing'],
+    [
+      { webexteams: { access_token: 't', api_url: 'webexapis.com' } },
+      '"webexteams.api_url" must be an http(s) URL',
+    ],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
@@ -169,7 +174,7 @@ describe('configureChannels', () => {
 
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, slack, telegram, facebook, botframework, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, botframework, webexteams, genesys or <module-path>.<ClassName>',
     );
   });
 });

@@ -3,6 +3,7 @@ import { type ConnectorDefinition } from './connector/definition';
 import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
 import { SLACK_CONNECTOR } from './slack/slack-config';
 import { TELEGRAM_CONNECTOR } from './telegram/telegram-config';
+import { WEBEXTEAMS_CONNECTOR } from './webexteams/webexteams-config';
 
 /**
  * The messaging connectors Parley serves, one per Rasa `credentials.yml` key. A new platform
@@ -14,4 +15,5 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   TELEGRAM_CONNECTOR,
   FACEBOOK_CONNECTOR,
   BOTFRAMEWORK_CONNECTOR,
+  WEBEXTEAMS_CONNECTOR,
 ];
