@@ -13,6 +13,12 @@ import {
   type FakeBotFramework,
   startFakeBotFramework,
 } from 'test/utils/fake-botframework';
+import {
+  type FakeGoogleChat,
+  GOOGLE_CHAT_CERTS_PATH,
+  googleChatKey,
+  startFakeGoogleChat,
+} from 'test/utils/fake-google-chat';
 import { type FakeWebex, startFakeWebex, WEBEX_BOT_ID } from 'test/utils/fake-webex';
 
 afterAll(removeTempDirs);
@@ -21,6 +27,7 @@ const BF_APP_ID = '0b5ad9f4-3f67-4a5e-9e0c-parley-test';
 const BF_APP_PASSWORD = 'bf-app-password';
 const WEBEX_TOKEN = 'webex-bot-access-token';
 const WEBEX_SECRET = 'webex-webhook-secret';
+const GOOGLE_PROJECT = '123456789012';
 const IMAGE = 'https://images.example.org/parley/sunrise.jpg';
 const CHEER_UP = 'Maybe this picture brightens it up:';
 const DID_THAT_HELP = 'Did that lift your mood?';
@@ -48,11 +55,13 @@ function expectFailure(res: request.Response, status: number): void {
 describe('Microsoft Bot Framework, Webex and Google Chat connectors (moodbot)', () => {
   let bf: FakeBotFramework;
   let webex: FakeWebex;
+  let google: FakeGoogleChat;
   let t: TestApp;
 
   beforeAll(async () => {
     bf = await startFakeBotFramework();
     webex = await startFakeWebex(WEBEX_TOKEN);
+    google = await startFakeGoogleChat();
     const credentials = credentialsFile(
       [
         'botframework:',
@@ -64,6 +73,11 @@ describe('Microsoft Bot Framework, Webex and Google Chat connectors (moodbot)', 
         `  access_token: ${WEBEX_TOKEN}`,
         `  webhook_secret: ${WEBEX_SECRET}`,
         `  api_url: ${webex.url}`,
+        'hangouts:',
+        `  project_id: ${GOOGLE_PROJECT}`,
+        `  certs_url: ${google.url}${GOOGLE_CHAT_CERTS_PATH}`,
+        '  hangouts_user_added_intent_name: /greet',
+        '  hangouts_removed_intent_name: /goodbye',
         '',
       ].join('\n'),
     );
@@ -77,15 +91,17 @@ describe('Microsoft Bot Framework, Webex and Google Chat connectors (moodbot)', 
     await t?.close();
     await bf?.close();
     await webex?.close();
+    await google?.close();
   });
 
   it('serves a health route per connector', async () => {
-    for (const name of ['botframework', 'webexteams']) {
+    for (const name of ['botframework', 'webexteams', 'hangouts']) {
       const res = await request(t.url).get(`/webhooks/${name}/`).expect(200);
       expect(res.body).toEqual({ status: 'ok' });
     }
     expect((await request(t.url).get('/webhooks/botframework/webhook')).status).toBe(404);
     expect((await request(t.url).get('/webhooks/webexteams/webhook')).status).toBe(404);
+    expect((await request(t.url).get('/webhooks/hangouts/webhook')).status).toBe(404);
   });
 
   describe('botframework', () => {
@@ -408,6 +424,181 @@ describe('Microsoft Bot Framework, Webex and Google Chat connectors (moodbot)', 
         '1: good (/mood_great)',
         '2: not so good (/mood_unhappy)',
       ]);
+    });
+  });
+  describe('hangouts', () => {
+    const dm = { name: 'spaces/AAAAdm', type: 'DM', displayName: '' };
+    const room = { name: 'spaces/AAAAroom', type: 'ROOM', displayName: 'Team Mood' };
+    const user = (displayName: string) => ({
+      name: 'users/12345678901234567890',
+      displayName,
+      email: 'ann@example.com',
+      type: 'HUMAN',
+    });
+
+    /** A MESSAGE event as Google Chat posts it. */
+    const messageEvent = (name: string, text: string, space = dm) => ({
+      type: 'MESSAGE',
+      eventTime: new Date().toISOString(),
+      space,
+      user: user(name),
+      message: {
+        name: `${space.name}/messages/${uniqueId('m')}`,
+        sender: user(name),
+        createTime: new Date().toISOString(),
+        text,
+        argumentText: text,
+        thread: { name: `${space.name}/threads/t1` },
+        space,
+      },
+    });
+
+    const post = (body: unknown, token?: string) => {
+      const req = request(t.url)
+        .post('/webhooks/hangouts/webhook')
+        .set('Content-Type', 'application/json');
+      if (token !== undefined) req.set('Authorization', `Bearer ${token}`);
+      return req.send(typeof body === 'string' ? body : JSON.stringify(body));
+    };
+
+    const textCard = (text: string) => ({ sections: [{ widgets: [{ textParagraph: { text } }] }] });
+
+    it('plays a moodbot turn: the answer is the Google Chat message, buttons and the image as cards', async () => {
+      const name = uniqueId('Ann');
+      const res = await post(messageEvent(name, 'hi'), google.token(GOOGLE_PROJECT)).expect(200);
+      expect(res.body).toEqual({
+        cards: [
+          {
+            sections: [
+              {
+                widgets: [
+                  { textParagraph: { text: GREETING.text } },
+                  {
+                    buttons: GREETING.buttons.map((b) => ({
+                      textButton: {
+                        text: b.title,
+                        onClick: { action: { actionMethodName: b.payload } },
+                      },
+                    })),
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+
+      // The user clicks "not so good": Google Chat sends CARD_CLICKED with the action name.
+      const click = {
+        type: 'CARD_CLICKED',
+        eventTime: new Date().toISOString(),
+        space: dm,
+        user: user(name),
+        action: { actionMethodName: '/mood_unhappy', parameters: [] },
+        message: { name: 'spaces/AAAAdm/messages/bot1' },
+      };
+      const clicked = await post(click, google.token(GOOGLE_PROJECT)).expect(200);
+      // Text then a card: every part becomes a card, in order (Rasa's _persist_message).
+      expect(clicked.body).toEqual({
+        cards: [
+          textCard(CHEER_UP),
+          { sections: [{ widgets: [{ image: { imageUrl: IMAGE } }] }] },
+          textCard(DID_THAT_HELP),
+        ],
+      });
+
+      const events = await userEvents(t.url, name);
+      expect(events.map((e) => [e.text, e.input_channel])).toEqual([
+        ['hi', 'hangouts'],
+        ['/mood_unhappy', 'hangouts'],
+      ]);
+      expect(events[0]!.metadata).toMatchObject({ room: null });
+      // The certificates were read once.
+      expect(google.platform.calls.filter((c) => c.path === GOOGLE_CHAT_CERTS_PATH)).toHaveLength(
+        1,
+      );
+    });
+
+    it('answers texts alone as one text message, with the room as metadata', async () => {
+      const name = uniqueId('Ann');
+      const res = await post(
+        messageEvent(name, '/bot_challenge', room),
+        google.token(GOOGLE_PROJECT),
+      ).expect(200);
+      expect(res.body).toEqual({ text: 'I am a bot, built with Parley.' });
+      const [event] = await userEvents(t.url, name);
+      expect(event!.metadata).toMatchObject({ room: 'Team Mood' });
+    });
+
+    it('turns added and removed events into the configured intents', async () => {
+      const name = uniqueId('Ann');
+      const added = await post(
+        {
+          type: 'ADDED_TO_SPACE',
+          eventTime: new Date().toISOString(),
+          space: dm,
+          user: user(name),
+        },
+        google.token(GOOGLE_PROJECT),
+      ).expect(200);
+      expect(added.body.cards[0].sections[0].widgets[0]).toEqual({
+        textParagraph: { text: GREETING.text },
+      });
+      const removed = await post(
+        {
+          type: 'REMOVED_FROM_SPACE',
+          eventTime: new Date().toISOString(),
+          space: dm,
+          user: user(name),
+        },
+        google.token(GOOGLE_PROJECT),
+      ).expect(200);
+      expect(removed.body).toEqual({ text: 'See you later!' });
+      const inRoom = uniqueId('Bob');
+      await post(
+        {
+          type: 'ADDED_TO_SPACE',
+          eventTime: new Date().toISOString(),
+          space: room,
+          user: user(inRoom),
+        },
+        google.token(GOOGLE_PROJECT),
+      ).expect(200);
+      expect((await userEvents(t.url, name)).map((e) => e.text)).toEqual(['/greet', '/goodbye']);
+      expect((await userEvents(t.url, inRoom)).map((e) => e.text)).toEqual(['/room_added']);
+    });
+
+    it('refuses a missing, forged, expired, misaddressed or foreign-issued token with 401 and runs no turn', async () => {
+      const name = uniqueId('Ann');
+      const body = messageEvent(name, 'hi');
+      const now = Math.floor(Date.now() / 1000);
+      const other = googleChatKey(google.key.kid);
+      const bad: Array<[string | undefined, string]> = [
+        [undefined, 'no token'],
+        ['not-a-jwt', 'not a JWT'],
+        [google.token(GOOGLE_PROJECT, {}, other), 'signed by another key, same kid'],
+        [google.token(GOOGLE_PROJECT, {}, { ...other, kid: 'unknown' }), 'unknown key'],
+        [google.token(GOOGLE_PROJECT, { exp: now - 120, iat: now - 3720 }), 'expired'],
+        [google.token('999999999999'), 'another project'],
+        [google.token(GOOGLE_PROJECT, { iss: 'accounts.google.com' }), 'another issuer'],
+      ];
+      for (const [token, why] of bad) {
+        const res = await post(body, token);
+        expect([why, res.status]).toEqual([why, 401]);
+        expectFailure(res, 401);
+      }
+      expectFailure(await post('{"type": ', undefined), 401);
+      expect(await userEvents(t.url, name)).toEqual([]);
+    });
+
+    it('replays the first answer to a redelivered message (same name) without a second turn', async () => {
+      const name = uniqueId('Ann');
+      const body = messageEvent(name, '/bot_challenge');
+      const first = await post(body, google.token(GOOGLE_PROJECT)).expect(200);
+      const again = await post(body, google.token(GOOGLE_PROJECT)).expect(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toEqual(first.body);
+      expect((await userEvents(t.url, name)).map((e) => e.text)).toEqual(['/bot_challenge']);
     });
   });
 });

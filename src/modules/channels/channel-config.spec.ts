@@ -110,6 +110,12 @@ describe('configureChannels', () => {
       { webexteams: { access_token: 't', api_url: 'webexapis.com' } },
       '"webexteams.api_url" must be an http(s) URL',
     ],
+    [{ hangouts: { certs_url: 'x' } }, '"hangouts.certs_url" must be an http(s) URL'],
+    [{ hangouts: { project_id: [1] } }, '"hangouts.project_id" must be a string'],
+    [
+      { hangouts: { hangouts_removed_intent_name: 3 } },
+      '"hangouts.hangouts_removed_intent_name" must be a string',
+    ],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
@@ -174,7 +180,7 @@ describe('configureChannels', () => {
 
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, slack, telegram, facebook, botframework, webexteams, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, botframework, webexteams, hangouts, genesys or <module-path>.<ClassName>',
     );
   });
 });

@@ -59,7 +59,6 @@ const RASA_ONLY = [
   'twilio_media_streams',
   'mattermost',
   'rocketchat',
-  'hangouts',
   'audiocodes',
   'audiocodes_stream',
   'jambonz',

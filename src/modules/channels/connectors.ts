@@ -1,6 +1,7 @@
 import { BOTFRAMEWORK_CONNECTOR } from './botframework/botframework-config';
 import { type ConnectorDefinition } from './connector/definition';
 import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
+import { HANGOUTS_CONNECTOR } from './hangouts/hangouts-config';
 import { SLACK_CONNECTOR } from './slack/slack-config';
 import { TELEGRAM_CONNECTOR } from './telegram/telegram-config';
 import { WEBEXTEAMS_CONNECTOR } from './webexteams/webexteams-config';
@@ -16,4 +17,5 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   FACEBOOK_CONNECTOR,
   BOTFRAMEWORK_CONNECTOR,
   WEBEXTEAMS_CONNECTOR,
+  HANGOUTS_CONNECTOR,
 ];
