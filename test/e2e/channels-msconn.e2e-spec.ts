@@ -602,3 +602,76 @@ describe('Microsoft Bot Framework, Webex and Google Chat connectors (moodbot)', 
     });
   });
 });
+
+/**
+ * Without `webhook_secret` (webexteams) and `project_id` (hangouts), deliveries are taken
+ * unauthenticated, as Rasa takes them: the documented compatibility choice, warned at start.
+ */
+describe('webexteams and hangouts without a secret or project (Rasa unauthenticated mode)', () => {
+  let webex: FakeWebex;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    webex = await startFakeWebex(WEBEX_TOKEN);
+    const credentials = credentialsFile(
+      [
+        'webexteams:',
+        `  access_token: ${WEBEX_TOKEN}`,
+        '  room: Y2lzY29zcGFyazovL3VzL1JPT00vZml4ZWQ',
+        `  api_url: ${webex.url}`,
+        'hangouts:',
+        '',
+      ].join('\n'),
+    );
+    t = await startTestApp({
+      withDomain: false,
+      env: { PARLEY_CREDENTIALS: credentials, PARLEY_MODEL: trainMoodbot() },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await webex?.close();
+  });
+
+  it('webexteams: takes an unsigned delivery and answers in the configured room', async () => {
+    const person = uniqueId('Y2lzY29zcGFyazovL3VzL1BFT1BMRS9hbm4');
+    const id = uniqueId('Y2lzY29zcGFyazovL3VzL01FU1NBR0U');
+    webex.put({
+      id,
+      roomId: 'Y2lzY29zcGFyazovL3VzL1JPT00vZGlyZWN0',
+      roomType: 'direct',
+      personId: person,
+      personEmail: 'ann@example.com',
+      text: '/bot_challenge',
+      created: new Date().toISOString(),
+    });
+    const body = JSON.stringify({ resource: 'messages', event: 'created', data: { id } });
+    await request(t.url)
+      .post('/webhooks/webexteams/webhook')
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(200);
+    expect(webex.posted().map((c) => c.body)).toEqual([
+      { roomId: 'Y2lzY29zcGFyazovL3VzL1JPT00vZml4ZWQ', text: 'I am a bot, built with Parley.' },
+    ]);
+  });
+
+  it('hangouts: takes an event without a token', async () => {
+    const name = uniqueId('Ann');
+    const res = await request(t.url)
+      .post('/webhooks/hangouts/webhook')
+      .set('Content-Type', 'application/json')
+      .send(
+        JSON.stringify({
+          type: 'MESSAGE',
+          space: { name: 'spaces/x', type: 'DM' },
+          user: { displayName: name },
+          message: { name: 'spaces/x/messages/1', sender: { displayName: name }, text: 'bye' },
+        }),
+      )
+      .expect(200);
+    expect(res.body).toEqual({ text: 'See you later!' });
+    expect((await userEvents(t.url, name)).map((e) => e.text)).toEqual(['bye']);
+  });
+});
