@@ -206,7 +206,7 @@ export class BotFrameworkAuth {
   private async getJson(url: string): Promise<unknown> {
     const res = await fetch(url, { signal: AbortSignal.timeout(this.timeoutMs) });
     if (!res.ok) throw new Error(`GET answered ${res.status}`);
-    return (await res.json());
+    return await res.json();
   }
 }
 
