@@ -74,13 +74,24 @@ describe('configureChannels', () => {
     const { channels, warnings } = setup({
       twilio_voice: null,
       telegram: { access_token: 't', verify: 'bot' },
+      webexteams: { access_token: 't', room: 'r' },
+      hangouts: null,
     });
-    expect(channels.map((c) => c.name)).toEqual(['twilio_voice', 'telegram']);
+    expect(channels.map((c) => c.name)).toEqual([
+      'twilio_voice',
+      'telegram',
+      'webexteams',
+      'hangouts',
+    ]);
     expect(warnings).toEqual([
       expect.stringMatching(
         /"twilio_voice": no auth_token: calls are accepted without checking X-Twilio-Signature/,
       ),
       expect.stringMatching(/"telegram": no secret_token: updates are accepted without/),
+      expect.stringMatching(
+        /"webexteams": no webhook_secret: deliveries are accepted without X-Spark/,
+      ),
+      expect.stringMatching(/"hangouts": no project_id: Google Chat events are accepted without/),
     ]);
   });
 
@@ -172,6 +183,31 @@ describe('configureChannels', () => {
       { twilio_voice: { auth_token: 't', speech_timeout: 'auto', speech_model: 'phone_call' } },
       '"twilio_voice.speech_timeout" can be auto only with speech_model numbers_and_commands',
     ],
+    [{ botframework: { app_password: 'p' } }, '"botframework.app_id" is missing'],
+    [{ botframework: { app_id: 'a' } }, '"botframework.app_password" is missing'],
+    [
+      { botframework: { app_id: 'a', app_password: 'p', login_url: 'not a url' } },
+      '"botframework.login_url" must be an http(s) URL',
+    ],
+    [
+      { botframework: { app_id: 'a', app_password: 'p', openid_metadata_url: 'ftp://x' } },
+      '"botframework.openid_metadata_url" must be an http(s) URL',
+    ],
+    [
+      { botframework: { app_id: 'a', app_password: 'p', timeout: 0 } },
+      '"botframework.timeout" must be a positive number of seconds',
+    ],
+    [{ webexteams: { room: 'r' } }, '"webexteams.access_token" is missing'],
+    [
+      { webexteams: { access_token: 't', api_url: 'webexapis.com' } },
+      '"webexteams.api_url" must be an http(s) URL',
+    ],
+    [{ hangouts: { certs_url: 'x' } }, '"hangouts.certs_url" must be an http(s) URL'],
+    [{ hangouts: { project_id: [1] } }, '"hangouts.project_id" must be a string'],
+    [
+      { hangouts: { hangouts_removed_intent_name: 3 } },
+      '"hangouts.hangouts_removed_intent_name" must be a string',
+    ],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
@@ -236,7 +272,7 @@ describe('configureChannels', () => {
 
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, slack, telegram, facebook, twilio, twilio_voice, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, twilio, twilio_voice, botframework, webexteams, hangouts, genesys or <module-path>.<ClassName>',
     );
   });
 });

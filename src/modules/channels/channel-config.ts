@@ -55,11 +55,8 @@ export interface ChannelSetup {
 const RASA_ONLY = [
   'rasa',
   'twilio_media_streams',
-  'botframework',
   'mattermost',
   'rocketchat',
-  'webexteams',
-  'hangouts',
   'audiocodes',
   'audiocodes_stream',
   'jambonz',

@@ -1,9 +1,12 @@
+import { BOTFRAMEWORK_CONNECTOR } from './botframework/botframework-config';
 import { type ConnectorDefinition } from './connector/definition';
 import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
+import { HANGOUTS_CONNECTOR } from './hangouts/hangouts-config';
 import { SLACK_CONNECTOR } from './slack/slack-config';
 import { TELEGRAM_CONNECTOR } from './telegram/telegram-config';
 import { TWILIO_CONNECTOR } from './twilio/twilio-config';
 import { TWILIO_VOICE_CONNECTOR } from './twilio_voice/twilio-voice-config';
+import { WEBEXTEAMS_CONNECTOR } from './webexteams/webexteams-config';
 
 /**
  * The messaging connectors Parley serves, one per Rasa `credentials.yml` key. A new platform
@@ -16,4 +19,7 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   FACEBOOK_CONNECTOR,
   TWILIO_CONNECTOR,
   TWILIO_VOICE_CONNECTOR,
+  BOTFRAMEWORK_CONNECTOR,
+  WEBEXTEAMS_CONNECTOR,
+  HANGOUTS_CONNECTOR,
 ];
