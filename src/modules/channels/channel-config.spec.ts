@@ -91,6 +91,23 @@ describe('configureChannels', () => {
       { facebook: { verify: 'v', secret: 's', 'page-access-token': 'p', api_url: 'x' } },
       '"facebook.api_url" must be an http(s) URL',
     ],
+    [{ mattermost: { token: 't', webhook_token: 'w' } }, '"mattermost.url" is missing'],
+    [
+      { mattermost: { url: 'ftp://x', token: 't', webhook_token: 'w' } },
+      '"mattermost.url" must be an http(s) URL',
+    ],
+    [
+      { mattermost: { url: 'http://x/api/v4', webhook_token: 'w' } },
+      '"mattermost.token" is missing',
+    ],
+    [
+      { mattermost: { url: 'http://x/api/v4', token: 't' } },
+      '"mattermost.webhook_token" is missing',
+    ],
+    [
+      { mattermost: { url: 'http://x', token: 't', webhook_token: 'w', webhook_url: 'x' } },
+      '"mattermost.webhook_url" must be an http(s) URL',
+    ],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
@@ -155,7 +172,7 @@ describe('configureChannels', () => {
 
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, slack, telegram, facebook, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, mattermost, genesys or <module-path>.<ClassName>',
     );
   });
 });

@@ -1,5 +1,6 @@
 import { type ConnectorDefinition } from './connector/definition';
 import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
+import { MATTERMOST_CONNECTOR } from './mattermost/mattermost-config';
 import { SLACK_CONNECTOR } from './slack/slack-config';
 import { TELEGRAM_CONNECTOR } from './telegram/telegram-config';
 
@@ -12,4 +13,5 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   SLACK_CONNECTOR,
   TELEGRAM_CONNECTOR,
   FACEBOOK_CONNECTOR,
+  MATTERMOST_CONNECTOR,
 ];

@@ -1,0 +1,197 @@
+import request from 'supertest';
+import {
+  credentialsFile,
+  MOODBOT_GREETING as GREETING,
+  removeTempDirs,
+  trainMoodbot,
+} from 'test/utils/channels';
+import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
+import { actionCallback, outgoingWebhook, startFakeMattermost } from 'test/utils/fake-mattermost';
+import { type FakePlatform } from 'test/utils/fake-platform';
+
+afterAll(removeTempDirs);
+
+const IMAGE = 'https://images.example.org/parley/sunrise.jpg';
+const CHEER_UP = 'Maybe this picture brightens it up:';
+const DID_THAT_HELP = 'Did that lift your mood?';
+
+const MM_TOKEN = 'mattermost-bot-access-token';
+const MM_WEBHOOK_TOKEN = 'mattermost-outgoing-webhook-token';
+const MM_WEBHOOK_URL = 'https://bot.example.org/webhooks/mattermost/webhook';
+
+async function userEvents(url: string, id: string): Promise<Record<string, unknown>[]> {
+  const res = await request(url).get(`/conversations/${encodeURIComponent(id)}/tracker`);
+  if (res.status !== 200) return [];
+  const events = res.body.events as Record<string, unknown>[];
+  return events.filter((e) => e.event === 'user');
+}
+
+function expectFailure(res: request.Response, status: number): void {
+  expect(res.status).toBe(status);
+  expect(res.body).toMatchObject({ version: expect.any(String), status: 'failure', code: status });
+  expect(res.body.reason).toEqual(expect.any(String));
+  expect(res.body.message).toEqual(expect.any(String));
+}
+
+/**
+ * Rasa's mattermost, rocketchat, audiocodes and jambonz connectors with the mood bot through
+ * the real dialogue engine: each platform's documented requests go into a real Parley, and a
+ * fake of each platform's API (a real HTTP server) records what the bot's answers call.
+ */
+describe('chat and voice connectors (moodbot)', () => {
+  let mattermost: FakePlatform;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    mattermost = await startFakeMattermost();
+    const credentials = credentialsFile(
+      [
+        'mattermost:',
+        `  url: ${mattermost.url}/api/v4`,
+        `  token: ${MM_TOKEN}`,
+        `  webhook_url: ${MM_WEBHOOK_URL}`,
+        `  webhook_token: ${MM_WEBHOOK_TOKEN}`,
+        '',
+      ].join('\n'),
+    );
+    t = await startTestApp({
+      withDomain: false,
+      env: { PARLEY_CREDENTIALS: credentials, PARLEY_MODEL: trainMoodbot() },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await mattermost?.close();
+  });
+
+  describe('mattermost', () => {
+    const post = (body: unknown, type = 'application/json') =>
+      request(t.url)
+        .post('/webhooks/mattermost/webhook')
+        .set('Content-Type', type)
+        .send(typeof body === 'string' ? body : JSON.stringify(body));
+    const message = (userId: string, text: string, token = MM_WEBHOOK_TOKEN) =>
+      outgoingWebhook({
+        token,
+        userId,
+        channelId: `ch-${userId}`,
+        text,
+        triggerWord: '@parley',
+        postId: uniqueId('p'),
+      });
+
+    beforeEach(() => (mattermost.calls.length = 0));
+
+    it('serves the health route', async () => {
+      const res = await request(t.url).get('/webhooks/mattermost/').expect(200);
+      expect(res.body).toEqual({ status: 'ok' });
+    });
+
+    it('plays a moodbot turn: buttons as an interactive attachment, then a click with an image', async () => {
+      const user = uniqueId('u');
+      const channel = `ch-${user}`;
+      const res = await post(message(user, '@parley hi')).expect(200);
+      expect(res.text).toBe('success');
+      expect(mattermost.calls.map((c) => [c.method, c.path])).toEqual([['POST', '/api/v4/posts']]);
+      expect(mattermost.calls[0]!.headers.authorization).toBe(`Bearer ${MM_TOKEN}`);
+      expect(mattermost.calls[0]!.body).toEqual({
+        channel_id: channel,
+        message: GREETING.text,
+        props: {
+          attachments: [
+            {
+              actions: GREETING.buttons.map((b) => ({
+                name: b.title,
+                integration: {
+                  url: MM_WEBHOOK_URL,
+                  context: { action: b.payload, parley_signature: expect.any(String) },
+                },
+              })),
+            },
+          ],
+        },
+      });
+      const [user1] = await userEvents(t.url, user);
+      expect(user1).toMatchObject({ text: 'hi', input_channel: 'mattermost' });
+
+      // The user clicks "not so good": Mattermost posts the button's context back.
+      const posted = mattermost.calls[0]!.body as {
+        props: { attachments: { actions: { integration: { context: unknown } }[] }[] };
+      };
+      const context = posted.props.attachments[0]!.actions[1]!.integration.context;
+      mattermost.calls.length = 0;
+      const click = await post(
+        actionCallback({ userId: user, channelId: channel, postId: 'post1', context }),
+      ).expect(200);
+      expect(click.body).toEqual({});
+      expect(mattermost.calls.map((c) => c.body)).toEqual([
+        { channel_id: channel, message: CHEER_UP },
+        { channel_id: channel, props: { attachments: [{ image_url: IMAGE }] } },
+        { channel_id: channel, message: DID_THAT_HELP },
+      ]);
+      const events = await userEvents(t.url, user);
+      expect(events.map((e) => [e.text, e.input_channel])).toEqual([
+        ['hi', 'mattermost'],
+        ['/mood_unhappy', 'mattermost'],
+      ]);
+    });
+
+    it('reads a form-encoded outgoing webhook, and a one-word post whole', async () => {
+      const user = uniqueId('u');
+      const form = new URLSearchParams(message(user, 'hello') as Record<string, string>).toString();
+      await post(form, 'application/x-www-form-urlencoded').expect(200, 'success');
+      expect(mattermost.calls).toHaveLength(1);
+      expect((await userEvents(t.url, user)).map((e) => e.text)).toEqual(['hello']);
+    });
+
+    it('refuses a missing or wrong webhook token, and a click without a valid signature, with 401', async () => {
+      const user = uniqueId('u');
+      const noToken = message(user, '@parley hi');
+      delete noToken.token;
+      expectFailure(await post(noToken), 401);
+      expectFailure(await post(message(user, '@parley hi', 'guess')), 401);
+      // Neither a triggered post nor a click: still only with the token.
+      expectFailure(await post({ user_id: user, channel_id: `ch-${user}`, text: 'hi' }), 401);
+      const click = (context: unknown, channelId = `ch-${user}`) =>
+        post(actionCallback({ userId: user, channelId, postId: 'p', context }));
+      expectFailure(await click({ action: '/mood_great' }), 401);
+      expectFailure(await click({ action: '/mood_great', parley_signature: 'forged' }), 401);
+      // A genuine button's context, replayed with another action or in another channel.
+      await post(message(user, '@parley hi')).expect(200);
+      const posted = mattermost.calls[0]!.body as {
+        props: {
+          attachments: { actions: { integration: { context: Record<string, unknown> } }[] }[];
+        };
+      };
+      const genuine = posted.props.attachments[0]!.actions[0]!.integration.context;
+      mattermost.calls.length = 0;
+      expectFailure(await click({ ...genuine, action: '/bot_challenge' }), 401);
+      expectFailure(await click(genuine, 'ch-other'), 401);
+      expect(mattermost.calls).toEqual([]);
+      expect((await userEvents(t.url, user)).map((e) => e.text)).toEqual(['hi']);
+    });
+
+    it('replays the first answer to a redelivered post (same post_id)', async () => {
+      const user = uniqueId('u');
+      const body = message(user, '@parley hi');
+      await post(body).expect(200, 'success');
+      const again = await post(body).expect(200, 'success');
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(mattermost.calls).toHaveLength(1);
+      expect((await userEvents(t.url, user)).map((e) => e.text)).toEqual(['hi']);
+    });
+
+    it('answers hostile bodies with 4xx and runs no turn', async () => {
+      expectFailure(await post('{"token": '), 400);
+      expectFailure(await post('[1, 2]'), 400);
+      const noUser = message('x', '@parley hi');
+      delete noUser.user_id;
+      expectFailure(await post(noUser), 400);
+      const big = await post({ ...message('x', '@parley hi'), pad: 'x'.repeat(70 * 1024) });
+      expect(big.status).toBe(413);
+      expect((await request(t.url).get('/webhooks/mattermost/webhook')).status).toBe(404);
+      expect(mattermost.calls).toEqual([]);
+    });
+  });
+});
