@@ -8,6 +8,11 @@ import {
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
 import { actionCallback, outgoingWebhook, startFakeMattermost } from 'test/utils/fake-mattermost';
 import { type FakePlatform } from 'test/utils/fake-platform';
+import {
+  type FakeRocketChat,
+  outgoingMessage,
+  startFakeRocketChat,
+} from 'test/utils/fake-rocketchat';
 
 afterAll(removeTempDirs);
 
@@ -18,6 +23,9 @@ const DID_THAT_HELP = 'Did that lift your mood?';
 const MM_TOKEN = 'mattermost-bot-access-token';
 const MM_WEBHOOK_TOKEN = 'mattermost-outgoing-webhook-token';
 const MM_WEBHOOK_URL = 'https://bot.example.org/webhooks/mattermost/webhook';
+const RC_USER = 'parley_bot';
+const RC_PASSWORD = 'rocket-chat-bot-password';
+const RC_TOKEN = 'rocketchat-integration-token';
 
 async function userEvents(url: string, id: string): Promise<Record<string, unknown>[]> {
   const res = await request(url).get(`/conversations/${encodeURIComponent(id)}/tracker`);
@@ -40,10 +48,12 @@ function expectFailure(res: request.Response, status: number): void {
  */
 describe('chat and voice connectors (moodbot)', () => {
   let mattermost: FakePlatform;
+  let rocket: FakeRocketChat;
   let t: TestApp;
 
   beforeAll(async () => {
     mattermost = await startFakeMattermost();
+    rocket = await startFakeRocketChat(RC_USER, RC_PASSWORD);
     const credentials = credentialsFile(
       [
         'mattermost:',
@@ -51,6 +61,11 @@ describe('chat and voice connectors (moodbot)', () => {
         `  token: ${MM_TOKEN}`,
         `  webhook_url: ${MM_WEBHOOK_URL}`,
         `  webhook_token: ${MM_WEBHOOK_TOKEN}`,
+        'rocketchat:',
+        `  user: ${RC_USER}`,
+        `  password: ${RC_PASSWORD}`,
+        `  server_url: ${rocket.platform.url}`,
+        `  webhook_token: ${RC_TOKEN}`,
         '',
       ].join('\n'),
     );
@@ -63,6 +78,7 @@ describe('chat and voice connectors (moodbot)', () => {
   afterAll(async () => {
     await t?.close();
     await mattermost?.close();
+    await rocket?.platform.close();
   });
 
   describe('mattermost', () => {
@@ -192,6 +208,132 @@ describe('chat and voice connectors (moodbot)', () => {
       expect(big.status).toBe(413);
       expect((await request(t.url).get('/webhooks/mattermost/webhook')).status).toBe(404);
       expect(mattermost.calls).toEqual([]);
+    });
+  });
+  describe('rocketchat', () => {
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      request(t.url)
+        .post('/webhooks/rocketchat/webhook')
+        .set('Content-Type', 'application/json')
+        .set(headers)
+        .send(typeof body === 'string' ? body : JSON.stringify(body));
+    const message = (roomId: string, text: string, token = RC_TOKEN, userName = 'ann') =>
+      outgoingMessage({ token, roomId, userName, text, messageId: uniqueId('m') });
+    const posts = () =>
+      rocket.platform.calls.filter((c) => c.path === '/api/v1/chat.postMessage').map((c) => c.body);
+
+    beforeEach(() => (rocket.platform.calls.length = 0));
+
+    it('plays a moodbot turn: buttons as attachment actions, then a button message with an image', async () => {
+      const room = uniqueId('room');
+      await post(message(room, 'hi')).expect(200, '');
+      expect(posts()).toEqual([
+        {
+          roomId: room,
+          text: GREETING.text,
+          attachments: [
+            {
+              actions: GREETING.buttons.map((b) => ({
+                text: b.title,
+                msg: b.payload,
+                type: 'button',
+                msg_in_chat_window: true,
+              })),
+            },
+          ],
+        },
+      ]);
+      const sent = rocket.platform.calls.find((c) => c.path === '/api/v1/chat.postMessage')!;
+      expect(sent.headers['x-user-id']).toBe(rocket.userId);
+      expect(sent.headers['x-auth-token']).toMatch(/^auth-token-\d+$/);
+
+      // A button with msg_in_chat_window posts its msg as the user.
+      rocket.platform.calls.length = 0;
+      await post(message(room, '/mood_unhappy')).expect(200, '');
+      expect(posts()).toEqual([
+        { roomId: room, text: CHEER_UP },
+        { roomId: room, attachments: [{ image_url: IMAGE, collapsed: false }] },
+        { roomId: room, text: DID_THAT_HELP },
+      ]);
+      const events = await userEvents(t.url, room);
+      expect(events.map((e) => [e.text, e.input_channel])).toEqual([
+        ['hi', 'rocketchat'],
+        ['/mood_unhappy', 'rocketchat'],
+      ]);
+    });
+
+    it('logs in again when Rocket.Chat no longer takes the session, and delivers', async () => {
+      rocket.expireTokens();
+      const room = uniqueId('room');
+      await post(message(room, 'hi')).expect(200);
+      expect(rocket.platform.calls.map((c) => [c.path])).toEqual([
+        ['/api/v1/chat.postMessage'],
+        ['/api/v1/login'],
+        ['/api/v1/chat.postMessage'],
+      ]);
+      expect(rocket.platform.calls[1]!.body).toEqual({ user: RC_USER, password: RC_PASSWORD });
+    });
+
+    it('ignores the bot user’s own messages', async () => {
+      const room = uniqueId('room');
+      await post(message(room, 'hi', RC_TOKEN, RC_USER)).expect(200, '');
+      expect(rocket.platform.calls).toEqual([]);
+      expect(await userEvents(t.url, room)).toEqual([]);
+    });
+
+    it('takes a livechat webhook with its secret token header', async () => {
+      const room = uniqueId('room');
+      const livechat = {
+        _id: room,
+        label: 'Ann',
+        type: 'LivechatSession',
+        visitor: { _id: 'v1', token: 'visitor-token', name: 'Ann', username: 'guest-1' },
+        messages: [
+          {
+            _id: uniqueId('lm'),
+            u: { _id: 'v1', username: 'guest-1' },
+            username: 'guest-1',
+            msg: 'hi',
+            ts: '2026-11-28T12:00:00.000Z',
+          },
+        ],
+      };
+      expectFailure(await post(livechat), 401);
+      expectFailure(await post(livechat, { 'X-RocketChat-Livechat-Token': 'guess' }), 401);
+      await post(livechat, { 'X-RocketChat-Livechat-Token': RC_TOKEN }).expect(200, '');
+      expect(posts()).toHaveLength(1);
+      expect((await userEvents(t.url, room)).map((e) => e.text)).toEqual(['hi']);
+    });
+
+    it('refuses a missing or wrong integration token with 401 and runs no turn', async () => {
+      const room = uniqueId('room');
+      const noToken = message(room, 'hi');
+      delete noToken.token;
+      expectFailure(await post(noToken), 401);
+      expectFailure(await post(message(room, 'hi', 'guess')), 401);
+      expectFailure(await post(message(room, 'hi', `${RC_TOKEN}x`)), 401);
+      expect(rocket.platform.calls).toEqual([]);
+      expect(await userEvents(t.url, room)).toEqual([]);
+    });
+
+    it('answers hostile bodies with 4xx and runs no turn', async () => {
+      expectFailure(await post('{"token": '), 400);
+      expectFailure(await post('"just a string"'), 400);
+      const noRoom = message('x', 'hi');
+      delete noRoom.channel_id;
+      expectFailure(await post(noRoom), 400);
+      const big = await post({ ...message('x', 'hi'), pad: 'x'.repeat(70 * 1024) });
+      expect(big.status).toBe(413);
+      expect(rocket.platform.calls).toEqual([]);
+    });
+
+    it('sends trigger_intent answers to the room with output_channel=rocketchat', async () => {
+      const room = uniqueId('room');
+      await request(t.url)
+        .post(`/conversations/${room}/trigger_intent?output_channel=rocketchat`)
+        .send({ name: 'greet' })
+        .expect(200);
+      expect(posts()).toEqual([expect.objectContaining({ roomId: room, text: GREETING.text })]);
     });
   });
 });

@@ -108,6 +108,26 @@ describe('configureChannels', () => {
       { mattermost: { url: 'http://x', token: 't', webhook_token: 'w', webhook_url: 'x' } },
       '"mattermost.webhook_url" must be an http(s) URL',
     ],
+    [
+      { rocketchat: { user: 'u', password: 'p', webhook_token: 'w' } },
+      '"rocketchat.server_url" is missing',
+    ],
+    [
+      { rocketchat: { user: 'u', password: 'p', server_url: 'chat', webhook_token: 'w' } },
+      '"rocketchat.server_url" must be an http(s) URL',
+    ],
+    [
+      { rocketchat: { password: 'p', server_url: 'http://x', webhook_token: 'w' } },
+      '"rocketchat.user" is missing',
+    ],
+    [
+      { rocketchat: { user: 'u', server_url: 'http://x', webhook_token: 'w' } },
+      '"rocketchat.password" is missing',
+    ],
+    [
+      { rocketchat: { user: 'u', password: 'p', server_url: 'http://x' } },
+      '"rocketchat.webhook_token" is missing',
+    ],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
@@ -172,7 +192,7 @@ describe('configureChannels', () => {
 
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, slack, telegram, facebook, mattermost, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, mattermost, rocketchat, genesys or <module-path>.<ClassName>',
     );
   });
 });

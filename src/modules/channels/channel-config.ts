@@ -58,7 +58,6 @@ const RASA_ONLY = [
   'twilio_voice',
   'twilio_media_streams',
   'botframework',
-  'rocketchat',
   'webexteams',
   'hangouts',
   'audiocodes',

@@ -1,6 +1,7 @@
 import { type ConnectorDefinition } from './connector/definition';
 import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
 import { MATTERMOST_CONNECTOR } from './mattermost/mattermost-config';
+import { ROCKETCHAT_CONNECTOR } from './rocketchat/rocketchat-config';
 import { SLACK_CONNECTOR } from './slack/slack-config';
 import { TELEGRAM_CONNECTOR } from './telegram/telegram-config';
 
@@ -14,4 +15,5 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   TELEGRAM_CONNECTOR,
   FACEBOOK_CONNECTOR,
   MATTERMOST_CONNECTOR,
+  ROCKETCHAT_CONNECTOR,
 ];
