@@ -26,6 +26,7 @@ const MM_WEBHOOK_URL = 'https://bot.example.org/webhooks/mattermost/webhook';
 const RC_USER = 'parley_bot';
 const RC_PASSWORD = 'rocket-chat-bot-password';
 const RC_TOKEN = 'rocketchat-integration-token';
+const AC_TOKEN = 'audiocodes-bot-token';
 
 async function userEvents(url: string, id: string): Promise<Record<string, unknown>[]> {
   const res = await request(url).get(`/conversations/${encodeURIComponent(id)}/tracker`);
@@ -66,6 +67,10 @@ describe('chat and voice connectors (moodbot)', () => {
         `  password: ${RC_PASSWORD}`,
         `  server_url: ${rocket.platform.url}`,
         `  webhook_token: ${RC_TOKEN}`,
+        'audiocodes:',
+        `  token: ${AC_TOKEN}`,
+        '  use_websocket: false',
+        '  keep_alive: 60',
         '',
       ].join('\n'),
     );
@@ -334,6 +339,180 @@ describe('chat and voice connectors (moodbot)', () => {
         .send({ name: 'greet' })
         .expect(200);
       expect(posts()).toEqual([expect.objectContaining({ roomId: room, text: GREETING.text })]);
+    });
+  });
+  describe('audiocodes', () => {
+    const call = (path: string, body?: unknown, token: string | null = AC_TOKEN) => {
+      const req = request(t.url).post(`/webhooks/audiocodes/${path}`);
+      if (token !== null) req.set('Authorization', `Bearer ${token}`);
+      if (body === undefined) return req;
+      return req
+        .set('Content-Type', 'application/json')
+        .send(typeof body === 'string' ? body : JSON.stringify(body));
+    };
+    const open = async (): Promise<string> => {
+      const id = uniqueId('ac');
+      const res = await call('webhook', { conversation: id, id: 'x', timestamp: '2026' }).expect(
+        200,
+      );
+      expect(res.body).toEqual({
+        activitiesURL: `conversation/${id}/activities`,
+        disconnectURL: `conversation/${id}/disconnect`,
+        refreshURL: `conversation/${id}/keepalive`,
+        expiresSeconds: 60,
+      });
+      return id;
+    };
+    let n = 0;
+    const message = (text: string) => ({
+      id: `act-${++n}`,
+      timestamp: '2026-11-28T12:00:00.000Z',
+      language: 'en-US',
+      type: 'message',
+      text,
+      parameters: { confidence: 0.93, recognitionOutput: { RecognitionStatus: 'Success' } },
+    });
+    const said = (res: request.Response) =>
+      (res.body.activities as Record<string, unknown>[]).map((a) => [a.type, a.name ?? a.text]);
+
+    it('answers VoiceAI Connect’s check and refuses requests without the bot token', async () => {
+      const ok = await request(t.url)
+        .get('/webhooks/audiocodes/webhook')
+        .set('Authorization', `Bearer ${AC_TOKEN}`)
+        .expect(200);
+      expect(ok.body).toEqual({ type: 'ac-bot-api', success: true });
+      // Sanic's request.token also reads the `Token` scheme.
+      await request(t.url)
+        .get('/webhooks/audiocodes/webhook')
+        .set('Authorization', `Token ${AC_TOKEN}`)
+        .expect(200);
+      expectFailure(await request(t.url).get('/webhooks/audiocodes/webhook'), 401);
+      const id = uniqueId('ac');
+      expectFailure(await call('webhook', { conversation: id }, null), 401);
+      expectFailure(await call('webhook', { conversation: id }, 'guess'), 401);
+      expectFailure(await call('webhook', { conversation: id }, `${AC_TOKEN}-and-more`), 401);
+      // Nothing was created: its activities are not found even with the token.
+      expectFailure(await call(`conversation/${id}/activities`, { activities: [] }), 404);
+      const opened = await open();
+      expectFailure(
+        await call(`conversation/${opened}/activities`, { activities: [message('hi')] }, null),
+        401,
+      );
+      expectFailure(
+        await call(`conversation/${opened}/activities`, { activities: [message('hi')] }, 'guess'),
+        401,
+      );
+      expect(await userEvents(t.url, opened)).toEqual([]);
+    });
+
+    it('plays a moodbot call: start, buttons said concisely, then a turn with an image left out', async () => {
+      const id = await open();
+      const start = await call(`conversation/${id}/activities`, {
+        conversation: id,
+        activities: [
+          {
+            id: `act-${++n}`,
+            timestamp: '2026-11-28T12:00:00.000Z',
+            type: 'event',
+            name: 'start',
+            parameters: {
+              vaigConversationId: 'vaig-1',
+              caller: '+15551230000',
+              callee: '+15559870000',
+              callerDisplayName: 'Ann',
+              callerHost: 'sip.example.org',
+              calleeHost: 'bot.example.org',
+            },
+          },
+        ],
+      }).expect(200);
+      expect(start.body).toEqual({ conversation: id, activities: [] });
+
+      const greet = await call(`conversation/${id}/activities`, {
+        conversation: id,
+        activities: [message('hi')],
+      }).expect(200);
+      expect(greet.body).toEqual({
+        conversation: id,
+        activities: [
+          {
+            type: 'message',
+            text: 'Hi there! How is your day going? good, not so good',
+            timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+            id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          },
+        ],
+      });
+      const sad = await call(`conversation/${id}/activities`, {
+        conversation: id,
+        activities: [message('/mood_unhappy')],
+      }).expect(200);
+      expect(said(sad)).toEqual([
+        ['message', CHEER_UP],
+        ['message', DID_THAT_HELP],
+      ]);
+      const events = await userEvents(t.url, id);
+      expect(events.map((e) => [e.text, e.input_channel])).toEqual([
+        ['/session_start', 'audiocodes'],
+        ['hi', 'audiocodes'],
+        ['/mood_unhappy', 'audiocodes'],
+      ]);
+      expect(events[0]!.metadata).toMatchObject({
+        call_id: 'vaig-1',
+        user_phone: '+15551230000',
+        bot_phone: '+15559870000',
+        user_name: 'Ann',
+        user_host: 'sip.example.org',
+        bot_host: 'bot.example.org',
+        direction: null,
+        stream_id: null,
+      });
+      expect(events[1]!.metadata).toMatchObject({
+        confidence: 0.93,
+        recognitionOutput: { RecognitionStatus: 'Success' },
+      });
+    });
+
+    it('skips an activity sent again, maps DTMF, and ends on disconnect', async () => {
+      const id = await open();
+      const hi = message('hi');
+      await call(`conversation/${id}/activities`, { activities: [hi] }).expect(200);
+      const again = await call(`conversation/${id}/activities`, { activities: [hi] }).expect(200);
+      expect(again.body).toEqual({ conversation: id, activities: [] });
+      await call(`conversation/${id}/activities`, {
+        activities: [{ id: `act-${++n}`, type: 'event', name: 'DTMF', value: '1' }],
+      }).expect(200);
+      await call(`conversation/${id}/keepalive`, { conversation: id }).expect(200, {});
+      await call(`conversation/${id}/disconnect`, {
+        conversation: id,
+        reasonCode: 'client-disconnected',
+        reason: 'Client Side',
+      }).expect(200, {});
+      const events = await userEvents(t.url, id);
+      expect(events.map((e) => [e.text, e.metadata])).toEqual([
+        ['hi', expect.anything()],
+        ['/vaig_event_DTMF', expect.objectContaining({ value: '1' })],
+        ['/session_end', expect.objectContaining({ reason: 'Client Side' })],
+      ]);
+      // The conversation is over.
+      expectFailure(await call(`conversation/${id}/keepalive`, {}), 404);
+      expectFailure(await call(`conversation/${id}/activities`, { activities: [hi] }), 404);
+    });
+
+    it('answers hostile bodies with 4xx and runs no turn', async () => {
+      const id = await open();
+      expectFailure(await call('webhook', { conversation: id }), 400);
+      expectFailure(await call('webhook', '{"conversation": '), 400);
+      expectFailure(await call('webhook', { conversation: 42 }), 400);
+      expectFailure(await call('webhook', { conversation: 'x'.repeat(10_000) }), 400);
+      expectFailure(await call(`conversation/${id}/activities`, '{"activities": ['), 400);
+      expectFailure(await call(`conversation/${id}/activities`, { activities: 'hi' }), 400);
+      expectFailure(await call(`conversation/${id}/activities`, '[]'), 400);
+      const big = await call(`conversation/${id}/activities`, {
+        activities: [message('x'.repeat(70 * 1024))],
+      });
+      expect(big.status).toBe(413);
+      expect(await userEvents(t.url, id)).toEqual([]);
     });
   });
 });

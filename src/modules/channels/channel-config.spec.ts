@@ -128,6 +128,23 @@ describe('configureChannels', () => {
       { rocketchat: { user: 'u', password: 'p', server_url: 'http://x' } },
       '"rocketchat.webhook_token" is missing',
     ],
+    [{ audiocodes: { keep_alive: 60 } }, '"audiocodes.token" is missing'],
+    [
+      { audiocodes: { token: 't', use_websocket: true } },
+      '"audiocodes.use_websocket" is true, but Parley serves only the REST flavour',
+    ],
+    [
+      { audiocodes: { token: 't', use_websocket: 'no' } },
+      '"audiocodes.use_websocket" must be true or false',
+    ],
+    [
+      { audiocodes: { token: 't', keep_alive: 0 } },
+      '"audiocodes.keep_alive" must be a positive number',
+    ],
+    [
+      { audiocodes: { token: 't', keep_alive_expiration_factor: 0.5 } },
+      '"audiocodes.keep_alive_expiration_factor" must be a number of at least 1',
+    ],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
@@ -192,7 +209,7 @@ describe('configureChannels', () => {
 
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, slack, telegram, facebook, mattermost, rocketchat, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, mattermost, rocketchat, audiocodes, genesys or <module-path>.<ClassName>',
     );
   });
 });

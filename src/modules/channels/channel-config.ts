@@ -60,7 +60,6 @@ const RASA_ONLY = [
   'botframework',
   'webexteams',
   'hangouts',
-  'audiocodes',
   'audiocodes_stream',
   'jambonz',
   'vier_cvg',

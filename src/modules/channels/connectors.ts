@@ -1,3 +1,4 @@
+import { AUDIOCODES_CONNECTOR } from './audiocodes/audiocodes-config';
 import { type ConnectorDefinition } from './connector/definition';
 import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
 import { MATTERMOST_CONNECTOR } from './mattermost/mattermost-config';
@@ -16,4 +17,5 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   FACEBOOK_CONNECTOR,
   MATTERMOST_CONNECTOR,
   ROCKETCHAT_CONNECTOR,
+  AUDIOCODES_CONNECTOR,
 ];
