@@ -6,6 +6,7 @@ import {
   trainMoodbot,
 } from 'test/utils/channels';
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
+import { FakeJambonzCall } from 'test/utils/fake-jambonz';
 import { actionCallback, outgoingWebhook, startFakeMattermost } from 'test/utils/fake-mattermost';
 import { type FakePlatform } from 'test/utils/fake-platform';
 import {
@@ -27,6 +28,11 @@ const RC_USER = 'parley_bot';
 const RC_PASSWORD = 'rocket-chat-bot-password';
 const RC_TOKEN = 'rocketchat-integration-token';
 const AC_TOKEN = 'audiocodes-bot-token';
+const JB_USER = 'jambonz';
+const JB_PASSWORD = 'jambonz-basic-auth-password';
+const JB_AUTH = {
+  Authorization: `Basic ${Buffer.from(`${JB_USER}:${JB_PASSWORD}`).toString('base64')}`,
+};
 
 async function userEvents(url: string, id: string): Promise<Record<string, unknown>[]> {
   const res = await request(url).get(`/conversations/${encodeURIComponent(id)}/tracker`);
@@ -71,6 +77,9 @@ describe('chat and voice connectors (moodbot)', () => {
         `  token: ${AC_TOKEN}`,
         '  use_websocket: false',
         '  keep_alive: 60',
+        'jambonz:',
+        `  username: ${JB_USER}`,
+        `  password: ${JB_PASSWORD}`,
         '',
       ].join('\n'),
     );
@@ -513,6 +522,99 @@ describe('chat and voice connectors (moodbot)', () => {
       });
       expect(big.status).toBe(413);
       expect(await userEvents(t.url, id)).toEqual([]);
+    });
+  });
+  describe('jambonz', () => {
+    const wsUrl = () => `${t.url.replace('http', 'ws')}/webhooks/jambonz/websocket`;
+    const open = (callSid = uniqueId('call'), headers: Record<string, string> = JB_AUTH) =>
+      FakeJambonzCall.connect(wsUrl(), callSid, headers);
+    const gather = {
+      verb: 'gather',
+      input: ['speech', 'digits'],
+      minDigits: 1,
+      id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      actionHook: '/gather',
+    };
+    const say = (text: string) => ({ verb: 'say', text, id: expect.any(String) });
+
+    it('plays a moodbot call: session:new, speech with buttons said, a turn with an image left out, the end of the call', async () => {
+      const call = await open();
+      expect(call.ws.protocol).toBe('ws.jambonz.org');
+      const newId = call.sessionNew();
+      expect(await call.next()).toEqual({ type: 'ack', msgid: newId, data: [gather] });
+
+      const hiId = call.speech('hi');
+      expect(await call.next()).toEqual({
+        type: 'ack',
+        msgid: hiId,
+        data: [say('Hi there! How is your day going? good, not so good'), gather],
+      });
+      const sadId = call.speech('/mood_unhappy');
+      expect(await call.next()).toEqual({
+        type: 'ack',
+        msgid: sadId,
+        data: [say(CHEER_UP), say(DID_THAT_HELP), gather],
+      });
+      const silentId = call.gatherHook({ reason: 'timeout' });
+      expect(await call.next()).toEqual({
+        type: 'ack',
+        msgid: silentId,
+        data: [{ verb: 'say', text: "I'm sorry, I didn't catch that." }, gather],
+      });
+      const keysId = call.gatherHook({ reason: 'dtmfDetected', digits: '1' });
+      expect(await call.next()).toMatchObject({ type: 'ack', msgid: keysId });
+      call.completed();
+      // The last turn is stored before the socket closes: ask for the tracker after a new ack.
+      const otherId = call.send({ type: 'verb:hook', hook: '/other', data: {} });
+      expect(await call.next()).toEqual({ type: 'ack', msgid: otherId });
+      call.close();
+      const events = await userEvents(t.url, call.callSid);
+      expect(events.map((e) => [e.text, e.input_channel])).toEqual([
+        ['/session_start', 'jambonz'],
+        ['hi', 'jambonz'],
+        ['/mood_unhappy', 'jambonz'],
+        ['1', 'jambonz'],
+        ['/session_end', 'jambonz'],
+      ]);
+      expect(events[0]!.metadata).toMatchObject({
+        call_id: call.callSid,
+        user_phone: '+15083084809',
+        bot_phone: '+15083728299',
+      });
+    });
+
+    it('refuses an upgrade without the configured basic auth with 401', async () => {
+      const wrong = `Basic ${Buffer.from(`${JB_USER}:guess`).toString('base64')}`;
+      await expect(open(uniqueId('call'), {})).rejects.toThrow('HTTP 401');
+      await expect(open(uniqueId('call'), { Authorization: wrong })).rejects.toThrow('HTTP 401');
+      await expect(open(uniqueId('call'), { Authorization: 'Bearer x' })).rejects.toThrow(
+        'HTTP 401',
+      );
+    });
+
+    it('closes cleanly on malformed JSON, a non-object, binary or an oversize message, and keeps serving', async () => {
+      const bad = await open();
+      bad.ws.send('{"type": "session:new", ');
+      expect(await bad.closed).toEqual({ code: 1007, reason: 'the message is not valid JSON' });
+      const list = await open();
+      list.ws.send('[1, 2]');
+      expect((await list.closed).code).toBe(1007);
+      const binary = await open();
+      binary.ws.send(Buffer.from([1, 2, 3]));
+      expect((await binary.closed).code).toBe(1003);
+      const big = await open();
+      big.ws.send(JSON.stringify({ type: 'verb:hook', pad: 'x'.repeat(70 * 1024) }));
+      expect((await big.closed).code).toBe(1009);
+      const noSid = await open();
+      noSid.ws.send(JSON.stringify({ type: 'session:new', msgid: 'm1', data: {} }));
+      expect((await noSid.closed).code).toBe(1007);
+      // The server is still there.
+      const call = await open();
+      const id = call.sessionNew();
+      expect(await call.next()).toMatchObject({ type: 'ack', msgid: id });
+      call.close();
+      await request(t.url).get('/webhooks/jambonz/').expect(200, { status: 'ok' });
+      expect((await request(t.url).get('/webhooks/jambonz/websocket')).status).toBe(404);
     });
   });
 });

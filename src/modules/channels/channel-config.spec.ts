@@ -145,6 +145,9 @@ describe('configureChannels', () => {
       { audiocodes: { token: 't', keep_alive_expiration_factor: 0.5 } },
       '"audiocodes.keep_alive_expiration_factor" must be a number of at least 1',
     ],
+    [{ jambonz: { username: 'u' } }, '"jambonz.password" is missing'],
+    [{ jambonz: { password: 'p' } }, '"jambonz.username" is missing'],
+    [{ jambonz: { username: 'u', password: 3 } }, '"jambonz.password" must be a string'],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
@@ -207,9 +210,34 @@ describe('configureChannels', () => {
     );
   });
 
+  it('reads the chat and voice connectors, jambonz with or without basic auth', () => {
+    const { channels, warnings } = setup({
+      jambonz: null,
+      audiocodes: { token: 't' },
+      rocketchat: { user: 'u', password: 'p', server_url: 'http://rc', webhook_token: 'w' },
+      mattermost: { url: 'http://mm/api/v4', token: 't', webhook_token: 'w', team: 'x' },
+    });
+    expect(channels.map((c) => [c.kind, c.name])).toEqual([
+      ['connector', 'jambonz'],
+      ['connector', 'audiocodes'],
+      ['connector', 'rocketchat'],
+      ['connector', 'mattermost'],
+    ]);
+    expect(channels[0]).toMatchObject({ settings: { basicAuth: null } });
+    expect(channels[1]).toMatchObject({
+      settings: { token: 't', keepAliveSeconds: 120, keepAliveExpirationFactor: 1.5 },
+    });
+    expect(warnings).toEqual([
+      'credentials credentials.yml: "mattermost.team" is not a setting of mattermost; ignored',
+    ]);
+    expect(setup({ jambonz: { username: 'u', password: 'p' } }).channels[0]).toMatchObject({
+      settings: { basicAuth: { username: 'u', password: 'p' } },
+    });
+  });
+
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, slack, telegram, facebook, mattermost, rocketchat, audiocodes, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, mattermost, rocketchat, audiocodes, jambonz, genesys or <module-path>.<ClassName>',
     );
   });
 });

@@ -61,7 +61,6 @@ const RASA_ONLY = [
   'webexteams',
   'hangouts',
   'audiocodes_stream',
-  'jambonz',
   'vier_cvg',
   'browser_audio',
   'studio_chat',

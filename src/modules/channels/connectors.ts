@@ -1,6 +1,7 @@
 import { AUDIOCODES_CONNECTOR } from './audiocodes/audiocodes-config';
 import { type ConnectorDefinition } from './connector/definition';
 import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
+import { JAMBONZ_CONNECTOR } from './jambonz/jambonz-config';
 import { MATTERMOST_CONNECTOR } from './mattermost/mattermost-config';
 import { ROCKETCHAT_CONNECTOR } from './rocketchat/rocketchat-config';
 import { SLACK_CONNECTOR } from './slack/slack-config';
@@ -18,4 +19,5 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   MATTERMOST_CONNECTOR,
   ROCKETCHAT_CONNECTOR,
   AUDIOCODES_CONNECTOR,
+  JAMBONZ_CONNECTOR,
 ];

@@ -1,5 +1,6 @@
+import { conciseButtons, removeEmojis } from 'src/modules/channels/connector/voice-text';
 import { activityTurn } from './audiocodes-connector';
-import { AudiocodesOutputChannel, conciseButtons, removeEmojis } from './audiocodes.output-channel';
+import { AudiocodesOutputChannel } from './audiocodes.output-channel';
 
 describe('AudiocodesOutputChannel', () => {
   const at = new Date('2026-11-28T12:00:00.123Z');
