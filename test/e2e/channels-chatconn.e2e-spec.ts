@@ -14,6 +14,7 @@ import {
   outgoingMessage,
   startFakeRocketChat,
 } from 'test/utils/fake-rocketchat';
+import { WebSocket } from 'ws';
 
 afterAll(removeTempDirs);
 
@@ -57,6 +58,7 @@ describe('chat and voice connectors (moodbot)', () => {
   let mattermost: FakePlatform;
   let rocket: FakeRocketChat;
   let t: TestApp;
+  let models: string;
 
   beforeAll(async () => {
     mattermost = await startFakeMattermost();
@@ -85,7 +87,7 @@ describe('chat and voice connectors (moodbot)', () => {
     );
     t = await startTestApp({
       withDomain: false,
-      env: { PARLEY_CREDENTIALS: credentials, PARLEY_MODEL: trainMoodbot() },
+      env: { PARLEY_CREDENTIALS: credentials, PARLEY_MODEL: (models = trainMoodbot()) },
     });
   }, 180_000);
 
@@ -615,6 +617,100 @@ describe('chat and voice connectors (moodbot)', () => {
       call.close();
       await request(t.url).get('/webhooks/jambonz/').expect(200, { status: 'ok' });
       expect((await request(t.url).get('/webhooks/jambonz/websocket')).status).toBe(404);
+    });
+  });
+  describe('audiocodes, WebSocket flavour (use_websocket: true, Rasa’s default)', () => {
+    let w: TestApp;
+
+    beforeAll(async () => {
+      const credentials = credentialsFile(['audiocodes:', `  token: ${AC_TOKEN}`, ''].join('\n'));
+      w = await startTestApp({
+        withDomain: false,
+        env: { PARLEY_CREDENTIALS: credentials, PARLEY_MODEL: models },
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      await w?.close();
+    });
+
+    const call = (path: string, body: unknown, token: string | null = AC_TOKEN) => {
+      const req = request(w.url).post(`/webhooks/audiocodes/${path}`);
+      if (token !== null) req.set('Authorization', `Bearer ${token}`);
+      return req.set('Content-Type', 'application/json').send(JSON.stringify(body));
+    };
+    const connect = (path: string, token: string | null = AC_TOKEN) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(`${w.url.replace('http', 'ws')}/webhooks/audiocodes/${path}`, {
+          headers: token === null ? {} : { Authorization: `Bearer ${token}` },
+        });
+        ws.once('open', () => resolve(ws));
+        ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+        ws.once('error', reject);
+      });
+    const frames = (ws: WebSocket) => {
+      const got: unknown[] = [];
+      const waiting: ((m: unknown) => void)[] = [];
+      ws.on('message', (data: Buffer) => {
+        const m: unknown = JSON.parse(data.toString('utf8'));
+        const waiter = waiting.shift();
+        if (waiter) waiter(m);
+        else got.push(m);
+      });
+      return () =>
+        got.length > 0
+          ? Promise.resolve(got.shift())
+          : new Promise<unknown>((resolve) => waiting.push(resolve));
+    };
+
+    it('answers activities with {} and sends the bot’s activities over the conversation’s WebSocket', async () => {
+      const id = uniqueId('acws');
+      const created = await call('webhook', { conversation: id }).expect(200);
+      expect(created.body).toEqual({
+        activitiesURL: `conversation/${id}/activities`,
+        disconnectURL: `conversation/${id}/disconnect`,
+        refreshURL: `conversation/${id}/keepalive`,
+        websocketURL: `conversation/${id}/websocket`,
+        expiresSeconds: 120,
+      });
+      await expect(connect(created.body.websocketURL, null)).rejects.toThrow('HTTP 401');
+      await expect(connect(created.body.websocketURL, 'guess')).rejects.toThrow('HTTP 401');
+      await expect(connect('conversation/nope/websocket')).rejects.toThrow('HTTP 404');
+      const ws = await connect(created.body.websocketURL);
+      const next = frames(ws);
+      await expect(connect(created.body.websocketURL)).rejects.toThrow('HTTP 409');
+
+      const res = await call(`conversation/${id}/activities`, {
+        conversation: id,
+        activities: [{ id: 'a1', type: 'message', text: 'hi' }],
+      }).expect(200);
+      expect(res.body).toEqual({});
+      expect(await next()).toEqual({
+        conversation: id,
+        activities: [
+          {
+            type: 'message',
+            text: 'Hi there! How is your day going? good, not so good',
+            timestamp: expect.any(String),
+            id: expect.any(String),
+          },
+        ],
+      });
+      await call(`conversation/${id}/activities`, {
+        activities: [{ id: 'a2', type: 'message', text: '/mood_unhappy' }],
+      }).expect(200, {});
+      const texts = [];
+      for (let i = 0; i < 2; i++) {
+        const frame = (await next()) as { activities: { text: string }[] };
+        texts.push(frame.activities[0]!.text);
+      }
+      expect(texts).toEqual([CHEER_UP, DID_THAT_HELP]);
+
+      const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+      await call(`conversation/${id}/disconnect`, { reason: 'Client Side' }).expect(200, {});
+      expect(await closed).toBe(1000);
+      const events = await userEvents(w.url, id);
+      expect(events.map((e) => e.text)).toEqual(['hi', '/mood_unhappy', '/session_end']);
     });
   });
 });

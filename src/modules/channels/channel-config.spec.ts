@@ -130,10 +130,6 @@ describe('configureChannels', () => {
     ],
     [{ audiocodes: { keep_alive: 60 } }, '"audiocodes.token" is missing'],
     [
-      { audiocodes: { token: 't', use_websocket: true } },
-      '"audiocodes.use_websocket" is true, but Parley serves only the REST flavour',
-    ],
-    [
       { audiocodes: { token: 't', use_websocket: 'no' } },
       '"audiocodes.use_websocket" must be true or false',
     ],
@@ -225,7 +221,12 @@ describe('configureChannels', () => {
     ]);
     expect(channels[0]).toMatchObject({ settings: { basicAuth: null } });
     expect(channels[1]).toMatchObject({
-      settings: { token: 't', keepAliveSeconds: 120, keepAliveExpirationFactor: 1.5 },
+      settings: {
+        token: 't',
+        useWebsocket: true,
+        keepAliveSeconds: 120,
+        keepAliveExpirationFactor: 1.5,
+      },
     });
     expect(warnings).toEqual([
       'credentials credentials.yml: "mattermost.team" is not a setting of mattermost; ignored',

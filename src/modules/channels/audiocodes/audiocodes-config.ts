@@ -9,6 +9,8 @@ export const AUDIOCODES_KEY = 'audiocodes';
 export interface AudiocodesSettings {
   /** The bot's token in VoiceAI Connect: every request carries `Authorization: Bearer <token>`. */
   readonly token: string;
+  /** The WebSocket flavour (Rasa's default): bot activities go over `websocketURL`. */
+  readonly useWebsocket: boolean;
   /** Seconds VoiceAI Connect waits between keep-alives (`expiresSeconds`). */
   readonly keepAliveSeconds: number;
   /** A conversation silent for `keep_alive` × this is forgotten. */
@@ -44,16 +46,8 @@ function numberSetting(
 }
 
 export function audiocodesSettings(file: string, settings: ChannelCredentials): AudiocodesSettings {
-  // Rasa's default is the WebSocket flavour; Parley serves the REST flavour only and says so
-  // rather than answering VoiceAI Connect in a way it was not told to expect.
-  if (booleanSetting(file, AUDIOCODES_KEY, settings, 'use_websocket', false)) {
-    throw invalid(
-      file,
-      `${AUDIOCODES_KEY}.use_websocket`,
-      'is true, but Parley serves only the REST flavour of the AudioCodes Bot API (activities answered in the HTTP response): set use_websocket: false',
-    );
-  }
   return {
+    useWebsocket: booleanSetting(file, AUDIOCODES_KEY, settings, 'use_websocket', true),
     token: requiredSetting(
       file,
       AUDIOCODES_KEY,

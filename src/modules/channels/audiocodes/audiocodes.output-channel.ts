@@ -8,7 +8,8 @@ import { conciseButtons, removeEmojis } from 'src/modules/channels/connector/voi
 
 /**
  * Rasa Pro's AudiocodesOutput: collects the bot's messages of one request as Bot API
- * activities, answered in the HTTP response (`{conversation, activities}`). Each activity gets
+ * activities, answered in the HTTP response (`{conversation, activities}`), or, in the
+ * WebSocket flavour, sends each at once. Each activity gets
  * an `id` (a UUID) and a `timestamp` (ISO, milliseconds, `Z`). Text is a `message` activity
  * (emoji removed), buttons are said as one concise text, custom JSON is an activity as given,
  * and Parley's `action_hangup` message (`custom: {hangup: true}`) is the `hangup` event.
@@ -20,13 +21,22 @@ export class AudiocodesOutputChannel extends ConnectorOutputChannel {
   readonly name = 'audiocodes';
   readonly activities: JsonObject[] = [];
 
-  constructor(private readonly now: () => Date = () => new Date()) {
+  /**
+   * `deliver`, when given, sends each activity at once (the WebSocket flavour: Rasa's
+   * WebsocketOutput) instead of collecting it for the HTTP answer.
+   */
+  constructor(
+    private readonly now: () => Date = () => new Date(),
+    private readonly deliver: ((activity: JsonObject) => void) | null = null,
+  ) {
     super();
   }
 
   /** Adds one activity with its id and timestamp. */
   add(activity: JsonObject): Promise<void> {
-    this.activities.push({ ...activity, timestamp: this.now().toISOString(), id: randomUUID() });
+    const stamped = { ...activity, timestamp: this.now().toISOString(), id: randomUUID() };
+    if (this.deliver !== null) this.deliver(stamped);
+    else this.activities.push(stamped);
     return Promise.resolve();
   }
 
