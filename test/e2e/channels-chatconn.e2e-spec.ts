@@ -594,7 +594,7 @@ describe('chat and voice connectors (moodbot)', () => {
       );
     });
 
-    it('closes cleanly on malformed JSON, a non-object, binary or an oversize message, and keeps serving', async () => {
+    it('closes cleanly on malformed JSON, a non-object, binary, an oversize message or a flood, and keeps serving', async () => {
       const bad = await open();
       bad.ws.send('{"type": "session:new", ');
       expect(await bad.closed).toEqual({ code: 1007, reason: 'the message is not valid JSON' });
@@ -607,6 +607,12 @@ describe('chat and voice connectors (moodbot)', () => {
       const big = await open();
       big.ws.send(JSON.stringify({ type: 'verb:hook', pad: 'x'.repeat(70 * 1024) }));
       expect((await big.closed).code).toBe(1009);
+      // A flood of hooks, faster than turns run, is cut off.
+      const flood = await open();
+      for (let i = 0; i < 200; i++) flood.speech('hi');
+      expect((await flood.closed).code).toBe(1008);
+      // What was waiting when it was cut off is dropped (else 64 turns would run).
+      expect((await userEvents(t.url, flood.callSid)).length).toBeLessThan(10);
       const noSid = await open();
       noSid.ws.send(JSON.stringify({ type: 'session:new', msgid: 'm1', data: {} }));
       expect((await noSid.closed).code).toBe(1007);

@@ -18,9 +18,13 @@ export const JAMBONZ_SUBPROTOCOL = 'ws.jambonz.org';
 /** The largest message taken; jambonz's call-control messages are a few KiB (close 1009). */
 export const MAX_MESSAGE_BYTES = 64 * 1024;
 
+/** Messages waiting for their turn on one socket; a peer that floods it is cut off (1008). */
+export const MAX_PENDING_MESSAGES = 64;
+
 /** Close codes of RFC 6455 for a peer that sends what it must not. */
 const CLOSE_UNSUPPORTED_DATA = 1003;
 const CLOSE_INVALID_PAYLOAD = 1007;
+const CLOSE_POLICY_VIOLATION = 1008;
 
 /** What Rasa says when a gather heard nothing. */
 const DID_NOT_CATCH = "I'm sorry, I didn't catch that.";
@@ -65,8 +69,9 @@ export function gatherResult(data: JsonObject): { text: string | null; final: bo
  * - `call:status` `completed`: the turn `/session_end`; other messages are logged.
  *
  * Messages are handled one at a time per socket. A message that is not JSON, not an object or
- * larger than 64 KiB closes the socket cleanly (1007, 1009) and binary frames close it with
- * 1003; nothing a peer sends can throw out of the handler.
+ * larger than 64 KiB closes the socket cleanly (1007, 1009), binary frames close it with 1003
+ * and more than 64 messages waiting with 1008; nothing a peer sends can throw out of the
+ * handler.
  */
 export class JambonzConnector implements Connector {
   private static readonly log = new Logger('Connector[jambonz]');
@@ -143,41 +148,58 @@ export class JambonzConnector implements Connector {
 
   private connect(ws: WebSocket): void {
     let queue: Promise<void> = Promise.resolve();
+    let pending = 0;
+    // Set when the peer broke the protocol: what it sent before is not handled any more.
+    let cut = false;
+    const refuse = (code: number, reason: string): void => {
+      cut = true;
+      ws.close(code, reason);
+    };
     ws.on('error', (e) =>
       JambonzConnector.log.warn({ err: e.message }, 'jambonz WebSocket error; closed'),
     );
     ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (cut) return;
       if (isBinary) {
-        ws.close(CLOSE_UNSUPPORTED_DATA, 'binary messages are not part of the jambonz API');
+        refuse(CLOSE_UNSUPPORTED_DATA, 'binary messages are not part of the jambonz API');
         return;
       }
       let message: unknown;
       try {
         message = JSON.parse(rawText(data));
       } catch {
-        ws.close(CLOSE_INVALID_PAYLOAD, 'the message is not valid JSON');
+        refuse(CLOSE_INVALID_PAYLOAD, 'the message is not valid JSON');
         return;
       }
       if (!isJsonObject(message)) {
-        ws.close(CLOSE_INVALID_PAYLOAD, 'the message must be a JSON object');
+        refuse(CLOSE_INVALID_PAYLOAD, 'the message must be a JSON object');
+        return;
+      }
+      if (++pending > MAX_PENDING_MESSAGES) {
+        refuse(CLOSE_POLICY_VIOLATION, 'too many messages waiting');
         return;
       }
       queue = queue
-        .then(() => this.message(ws, message))
+        .then(() => (cut ? undefined : this.message(ws, message, refuse)))
         .catch((e: unknown) =>
           JambonzConnector.log.error({ err: (e as Error).message }, 'jambonz message failed'),
-        );
+        )
+        .finally(() => pending--);
     });
   }
 
-  private async message(ws: WebSocket, message: JsonObject): Promise<void> {
+  private async message(
+    ws: WebSocket,
+    message: JsonObject,
+    refuse: (code: number, reason: string) => void,
+  ): Promise<void> {
     const type = message.type;
     const callSid = str(message.call_sid);
     const msgid = str(message.msgid);
     const data = obj(message.data);
     if (type === 'session:new') {
       if (callSid === null || callSid === '' || msgid === null) {
-        ws.close(CLOSE_INVALID_PAYLOAD, 'session:new needs call_sid and msgid');
+        refuse(CLOSE_INVALID_PAYLOAD, 'session:new needs call_sid and msgid');
         return;
       }
       const verbs = await this.turn(callSid, '/session_start', {

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { pythonStr } from 'src/core/actions/nlg';
 import { isJsonObject } from 'src/core/events/json-values';
@@ -52,6 +53,16 @@ export class MattermostConnector implements Connector {
       timeoutMs: settings.http.timeoutMs,
       headers: { authorization: `Bearer ${settings.token}` },
     });
+  }
+
+  /** Without `webhook_url` the buttons posted have no URL to send their clicks to. */
+  start(): Promise<void> {
+    if (this.settings.webhookUrl === null) {
+      new Logger('Connector[mattermost]').warn(
+        'mattermost.webhook_url is not set: clicks on the buttons the bot posts cannot reach it',
+      );
+    }
+    return Promise.resolve();
   }
 
   /** Rasa's MattermostInput has no output channel of its own (it needs the user's channel). */
