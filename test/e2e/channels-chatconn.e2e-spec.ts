@@ -1,3 +1,4 @@
+import { io } from 'socket.io-client';
 import request from 'supertest';
 import {
   credentialsFile,
@@ -79,6 +80,8 @@ describe('chat and voice connectors (moodbot)', () => {
         `  token: ${AC_TOKEN}`,
         '  use_websocket: false',
         '  keep_alive: 60',
+        'socketio:',
+        '  session_persistence: true',
         'jambonz:',
         `  username: ${JB_USER}`,
         `  password: ${JB_PASSWORD}`,
@@ -583,6 +586,29 @@ describe('chat and voice connectors (moodbot)', () => {
         user_phone: '+15083084809',
         bot_phone: '+15083728299',
       });
+    });
+
+    it('shares the HTTP server’s upgrades with socket.io: both answer side by side', async () => {
+      const socket = io(t.url, { path: '/socket.io', transports: ['websocket'], forceNew: true });
+      try {
+        const sessionId = uniqueId('sio');
+        const confirmed = new Promise((resolve) => socket.once('session_confirm', resolve));
+        socket.emit('session_request', { session_id: sessionId });
+        expect(await confirmed).toBe(sessionId);
+        const call = await open();
+        const uttered = new Promise((resolve) => socket.once('bot_uttered', resolve));
+        socket.emit('user_uttered', { message: '/bot_challenge', session_id: sessionId });
+        const id = call.speech('/bot_challenge');
+        expect(await call.next()).toEqual({
+          type: 'ack',
+          msgid: id,
+          data: [say('I am a bot, built with Parley.'), gather],
+        });
+        expect(await uttered).toMatchObject({ text: 'I am a bot, built with Parley.' });
+        call.close();
+      } finally {
+        socket.close();
+      }
     });
 
     it('refuses an upgrade without the configured basic auth with 401', async () => {
