@@ -76,12 +76,16 @@ describe('configureChannels', () => {
       telegram: { access_token: 't', verify: 'bot' },
       webexteams: { access_token: 't', room: 'r' },
       hangouts: null,
+      mattermost: { url: 'https://chat.example.com/api/v4', token: 't' },
+      rocketchat: { user: 'u', password: 'p', server_url: 'https://chat.example.com' },
     });
     expect(channels.map((c) => c.name)).toEqual([
       'twilio_voice',
       'telegram',
       'webexteams',
       'hangouts',
+      'mattermost',
+      'rocketchat',
     ]);
     expect(warnings).toEqual([
       expect.stringMatching(
@@ -92,6 +96,10 @@ describe('configureChannels', () => {
         /"webexteams": no webhook_secret: deliveries are accepted without X-Spark/,
       ),
       expect.stringMatching(/"hangouts": no project_id: Google Chat events are accepted without/),
+      expect.stringMatching(
+        /"mattermost": no webhook_token: outgoing webhook requests are accepted/,
+      ),
+      expect.stringMatching(/"rocketchat": no webhook_token: integration requests are accepted/),
     ]);
   });
 
@@ -208,6 +216,51 @@ describe('configureChannels', () => {
       { hangouts: { hangouts_removed_intent_name: 3 } },
       '"hangouts.hangouts_removed_intent_name" must be a string',
     ],
+    [{ mattermost: { token: 't', webhook_token: 'w' } }, '"mattermost.url" is missing'],
+    [
+      { mattermost: { url: 'ftp://x', token: 't', webhook_token: 'w' } },
+      '"mattermost.url" must be an http(s) URL',
+    ],
+    [
+      { mattermost: { url: 'http://x/api/v4', webhook_token: 'w' } },
+      '"mattermost.token" is missing',
+    ],
+    [
+      { mattermost: { url: 'http://x', token: 't', webhook_token: 'w', webhook_url: 'x' } },
+      '"mattermost.webhook_url" must be an http(s) URL',
+    ],
+    [
+      { rocketchat: { user: 'u', password: 'p', webhook_token: 'w' } },
+      '"rocketchat.server_url" is missing',
+    ],
+    [
+      { rocketchat: { user: 'u', password: 'p', server_url: 'chat', webhook_token: 'w' } },
+      '"rocketchat.server_url" must be an http(s) URL',
+    ],
+    [
+      { rocketchat: { password: 'p', server_url: 'http://x', webhook_token: 'w' } },
+      '"rocketchat.user" is missing',
+    ],
+    [
+      { rocketchat: { user: 'u', server_url: 'http://x', webhook_token: 'w' } },
+      '"rocketchat.password" is missing',
+    ],
+    [{ audiocodes: { keep_alive: 60 } }, '"audiocodes.token" is missing'],
+    [
+      { audiocodes: { token: 't', use_websocket: 'no' } },
+      '"audiocodes.use_websocket" must be true or false',
+    ],
+    [
+      { audiocodes: { token: 't', keep_alive: 0 } },
+      '"audiocodes.keep_alive" must be a positive number',
+    ],
+    [
+      { audiocodes: { token: 't', keep_alive_expiration_factor: 0.5 } },
+      '"audiocodes.keep_alive_expiration_factor" must be a number of at least 1',
+    ],
+    [{ jambonz: { username: 'u' } }, '"jambonz.password" is missing'],
+    [{ jambonz: { password: 'p' } }, '"jambonz.username" is missing'],
+    [{ jambonz: { username: 'u', password: 3 } }, '"jambonz.password" must be a string'],
     [{ callback: null }, '"callback.url" is missing'],
     [{ callback: { url: 'ftp://x' } }, '"callback.url" must be an http(s) URL'],
     [{ callback: { url: 'http://x', headers: [1] } }, '"callback.headers" must be a mapping'],
@@ -270,9 +323,39 @@ describe('configureChannels', () => {
     );
   });
 
+  it('reads the chat and voice connectors, jambonz with or without basic auth', () => {
+    const { channels, warnings } = setup({
+      jambonz: null,
+      audiocodes: { token: 't' },
+      rocketchat: { user: 'u', password: 'p', server_url: 'http://rc', webhook_token: 'w' },
+      mattermost: { url: 'http://mm/api/v4', token: 't', webhook_token: 'w', team: 'x' },
+    });
+    expect(channels.map((c) => [c.kind, c.name])).toEqual([
+      ['connector', 'jambonz'],
+      ['connector', 'audiocodes'],
+      ['connector', 'rocketchat'],
+      ['connector', 'mattermost'],
+    ]);
+    expect(channels[0]).toMatchObject({ settings: { basicAuth: null } });
+    expect(channels[1]).toMatchObject({
+      settings: {
+        token: 't',
+        useWebsocket: true,
+        keepAliveSeconds: 120,
+        keepAliveExpirationFactor: 1.5,
+      },
+    });
+    expect(warnings).toEqual([
+      'credentials credentials.yml: "mattermost.team" is not a setting of mattermost; ignored',
+    ]);
+    expect(setup({ jambonz: { username: 'u', password: 'p' } }).channels[0]).toMatchObject({
+      settings: { basicAuth: { username: 'u', password: 'p' } },
+    });
+  });
+
   it('names every built-in channel when a key is unknown', () => {
     expect(failure({ slak: null }).message).toContain(
-      'use rest, callback, socketio, slack, telegram, facebook, twilio, twilio_voice, botframework, webexteams, hangouts, genesys or <module-path>.<ClassName>',
+      'use rest, callback, socketio, slack, telegram, facebook, twilio, twilio_voice, botframework, webexteams, hangouts, mattermost, rocketchat, audiocodes, jambonz, genesys or <module-path>.<ClassName>',
     );
   });
 });

@@ -55,11 +55,8 @@ export interface ChannelSetup {
 const RASA_ONLY = [
   'rasa',
   'twilio_media_streams',
-  'mattermost',
-  'rocketchat',
-  'audiocodes',
   'audiocodes_stream',
-  'jambonz',
+  'jambonz_stream',
   'vier_cvg',
   'browser_audio',
   'studio_chat',

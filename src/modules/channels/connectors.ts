@@ -1,7 +1,11 @@
+import { AUDIOCODES_CONNECTOR } from './audiocodes/audiocodes-config';
 import { BOTFRAMEWORK_CONNECTOR } from './botframework/botframework-config';
 import { type ConnectorDefinition } from './connector/definition';
 import { FACEBOOK_CONNECTOR } from './facebook/facebook-config';
 import { HANGOUTS_CONNECTOR } from './hangouts/hangouts-config';
+import { JAMBONZ_CONNECTOR } from './jambonz/jambonz-config';
+import { MATTERMOST_CONNECTOR } from './mattermost/mattermost-config';
+import { ROCKETCHAT_CONNECTOR } from './rocketchat/rocketchat-config';
 import { SLACK_CONNECTOR } from './slack/slack-config';
 import { TELEGRAM_CONNECTOR } from './telegram/telegram-config';
 import { TWILIO_CONNECTOR } from './twilio/twilio-config';
@@ -22,4 +26,8 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   BOTFRAMEWORK_CONNECTOR,
   WEBEXTEAMS_CONNECTOR,
   HANGOUTS_CONNECTOR,
+  MATTERMOST_CONNECTOR,
+  ROCKETCHAT_CONNECTOR,
+  AUDIOCODES_CONNECTOR,
+  JAMBONZ_CONNECTOR,
 ];

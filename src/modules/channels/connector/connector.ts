@@ -87,6 +87,21 @@ function isHttpUrl(value: string): boolean {
   return URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
 }
 
+/**
+ * A secret Parley checks requests with where Rasa's connector has none (an outgoing webhook's
+ * token, Twilio Voice's auth token …): null when absent or empty, so an entry copied from a
+ * Rasa project starts; the definition's `warnings` then say its requests are not checked.
+ */
+export function optionalSecret(
+  file: string,
+  channel: string,
+  settings: ChannelCredentials,
+  key: string,
+): string | null {
+  const value = stringSetting(file, channel, settings, key);
+  return value === null || value === '' ? null : value;
+}
+
 /** A string setting the connector cannot run without. */
 export function requiredSetting(
   file: string,
