@@ -2,9 +2,11 @@ import { io } from 'socket.io-client';
 import request from 'supertest';
 import {
   credentialsFile,
+  expectFailure,
   MOODBOT_GREETING as GREETING,
   removeTempDirs,
   trainMoodbot,
+  userEvents,
 } from 'test/utils/channels';
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
 import { FakeJambonzCall } from 'test/utils/fake-jambonz';
@@ -35,20 +37,6 @@ const JB_PASSWORD = 'jambonz-basic-auth-password';
 const JB_AUTH = {
   Authorization: `Basic ${Buffer.from(`${JB_USER}:${JB_PASSWORD}`).toString('base64')}`,
 };
-
-async function userEvents(url: string, id: string): Promise<Record<string, unknown>[]> {
-  const res = await request(url).get(`/conversations/${encodeURIComponent(id)}/tracker`);
-  if (res.status !== 200) return [];
-  const events = res.body.events as Record<string, unknown>[];
-  return events.filter((e) => e.event === 'user');
-}
-
-function expectFailure(res: request.Response, status: number): void {
-  expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ version: expect.any(String), status: 'failure', code: status });
-  expect(res.body.reason).toEqual(expect.any(String));
-  expect(res.body.message).toEqual(expect.any(String));
-}
 
 /**
  * Rasa's mattermost, rocketchat, audiocodes and jambonz connectors with the mood bot through

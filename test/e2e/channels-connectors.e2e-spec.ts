@@ -2,9 +2,11 @@ import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import {
   credentialsFile,
+  expectUnauthorized,
   MOODBOT_GREETING as GREETING,
   removeTempDirs,
   trainMoodbot,
+  userEvents,
 } from 'test/utils/channels';
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
 import { waitUntil } from 'test/utils/echobot';
@@ -34,20 +36,6 @@ function slackHeaders(body: string, secret = SLACK_SECRET, at = Date.now()) {
 /** Meta's signature: `sha256=` HMAC-SHA256 of the body with the app secret. */
 function metaSignature(body: string, secret = FB_SECRET): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-}
-
-async function userEvents(url: string, id: string): Promise<Record<string, unknown>[]> {
-  const res = await request(url).get(`/conversations/${encodeURIComponent(id)}/tracker`);
-  if (res.status !== 200) return [];
-  const events = res.body.events as Record<string, unknown>[];
-  return events.filter((e) => e.event === 'user');
-}
-
-function expectUnauthorized(res: request.Response): void {
-  expect(res.status).toBe(401);
-  expect(res.body).toMatchObject({ version: expect.any(String), status: 'failure', code: 401 });
-  expect(res.body.reason).toEqual(expect.any(String));
-  expect(res.body.message).toEqual(expect.any(String));
 }
 
 /**

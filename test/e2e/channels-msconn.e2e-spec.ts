@@ -2,9 +2,11 @@ import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import {
   credentialsFile,
+  expectFailure,
   MOODBOT_GREETING as GREETING,
   removeTempDirs,
   trainMoodbot,
+  userEvents,
 } from 'test/utils/channels';
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
 import {
@@ -31,20 +33,6 @@ const GOOGLE_PROJECT = '123456789012';
 const IMAGE = 'https://images.example.org/parley/sunrise.jpg';
 const CHEER_UP = 'Maybe this picture brightens it up:';
 const DID_THAT_HELP = 'Did that lift your mood?';
-
-async function userEvents(url: string, id: string): Promise<Record<string, unknown>[]> {
-  const res = await request(url).get(`/conversations/${encodeURIComponent(id)}/tracker`);
-  if (res.status !== 200) return [];
-  const events = res.body.events as Record<string, unknown>[];
-  return events.filter((e) => e.event === 'user');
-}
-
-function expectFailure(res: request.Response, status: number): void {
-  expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ version: expect.any(String), status: 'failure', code: status });
-  expect(res.body.reason).toEqual(expect.any(String));
-  expect(res.body.message).toEqual(expect.any(String));
-}
 
 /**
  * The Microsoft Bot Framework, Webex and Google Chat connectors with the mood bot through the

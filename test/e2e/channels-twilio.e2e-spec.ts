@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { botFiles, MOODBOT, MOODBOT_DIR, trainBot } from 'test/utils/bots';
-import { MOODBOT_GREETING as GREETING } from 'test/utils/channels';
+import { expectUnauthorized, MOODBOT_GREETING as GREETING, userEvents } from 'test/utils/channels';
 import { startTestApp, type TestApp, uniqueId } from 'test/utils/create-test-app';
 import { type FakeTwilio, startFakeTwilio } from 'test/utils/fake-twilio';
 import { parse, stringify } from 'yaml';
@@ -26,17 +26,6 @@ function sign(url: string, form: Record<string, string>, token = AUTH_TOKEN): st
     .sort()
     .reduce((acc, k) => acc + k + form[k], url);
   return createHmac('sha1', token).update(data).digest('base64');
-}
-
-async function userEvents(url: string, id: string): Promise<Record<string, unknown>[]> {
-  const res = await request(url).get(`/conversations/${encodeURIComponent(id)}/tracker`);
-  if (res.status !== 200) return [];
-  return (res.body.events as Record<string, unknown>[]).filter((e) => e.event === 'user');
-}
-
-function expectUnauthorized(res: request.Response): void {
-  expect(res.status).toBe(401);
-  expect(res.body).toMatchObject({ version: expect.any(String), status: 'failure', code: 401 });
 }
 
 const phone = () => `+1415${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import request from 'supertest';
 import { MOODBOT, trainBot } from 'test/utils/bots';
 
 const tempDirs: string[] = [];
@@ -90,4 +91,25 @@ export async function startReceivingServer(): Promise<ReceivingServer> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The user events of a conversation, read over the tracker route (none when it is unknown). */
+export async function userEvents(url: string, id: string): Promise<Record<string, unknown>[]> {
+  const res = await request(url).get(`/conversations/${encodeURIComponent(id)}/tracker`);
+  if (res.status !== 200) return [];
+  const events = res.body.events as Record<string, unknown>[];
+  return events.filter((e) => e.event === 'user');
+}
+
+/** A failure body (`version`, `status: "failure"`, `reason`, `message`, `code`) with `status`. */
+export function expectFailure(res: request.Response, status: number): void {
+  expect(res.status).toBe(status);
+  expect(res.body).toMatchObject({ version: expect.any(String), status: 'failure', code: status });
+  expect(res.body.reason).toEqual(expect.any(String));
+  expect(res.body.message).toEqual(expect.any(String));
+}
+
+/** The 401 failure body of a request whose signature or token is missing or wrong. */
+export function expectUnauthorized(res: request.Response): void {
+  expectFailure(res, 401);
 }

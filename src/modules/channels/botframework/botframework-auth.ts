@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { type Algorithm, decode, type JwtPayload, verify } from 'jsonwebtoken';
+import { type Algorithm, type JwtPayload, verify } from 'jsonwebtoken';
 import { JwksClient } from 'jwks-rsa';
 import { DialogueError } from 'src/core';
 import { isJsonObject } from 'src/core/events/json-values';
+import { readBearerJwt } from 'src/modules/channels/connector/bearer-jwt';
 import { badSignature } from 'src/modules/channels/connector/connector';
 
 /** The issuer of every token the Bot Connector service sends to a bot. */
@@ -16,11 +17,6 @@ const METADATA_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 /** How long a signing key (and its endorsements) is kept: Microsoft's SDK keeps them days. */
 const KEY_MAX_AGE_MS = 24 * 60 * 60 * 1000;
-
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
-
-/** Longest token accepted; the Bot Connector's are 1-2 KB. */
-const MAX_TOKEN_LENGTH = 16 * 1024;
 
 /** The claims a verified token carries that the activity must then agree with. */
 export interface VerifiedToken {
@@ -59,22 +55,7 @@ export class BotFrameworkAuth {
 
   /** Verifies the header's token; throws a 401 failure body when it is not one to trust. */
   async verify(authorization: string | undefined): Promise<VerifiedToken> {
-    const match = BEARER.exec(authorization ?? '');
-    if (match === null) {
-      throw unauthorized('The request carries no Bearer token in its Authorization header.');
-    }
-    const token = match[1]!;
-    if (token.length > MAX_TOKEN_LENGTH) {
-      throw unauthorized(`The Bearer token is longer than ${MAX_TOKEN_LENGTH} characters.`);
-    }
-    const decoded = decode(token, { complete: true });
-    if (
-      decoded === null ||
-      typeof decoded.payload === 'string' ||
-      typeof decoded.header.kid !== 'string'
-    ) {
-      throw unauthorized('The Bearer token is not a JWT naming its signing key (kid).');
-    }
+    const { token, decoded } = readBearerJwt('botframework', authorization);
     const { kid, alg } = decoded.header;
     const metadata = await this.readMetadata();
     if (!metadata.algorithms.includes(alg)) {

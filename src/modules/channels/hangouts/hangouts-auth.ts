@@ -1,13 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { decode, verify } from 'jsonwebtoken';
+import { verify } from 'jsonwebtoken';
 import { isJsonObject } from 'src/core/events/json-values';
+import { readBearerJwt } from 'src/modules/channels/connector/bearer-jwt';
 import { badSignature } from 'src/modules/channels/connector/connector';
 
 /** The issuer of the bearer tokens Google Chat sends with each event. */
 export const GOOGLE_CHAT_ISSUER = 'chat@system.gserviceaccount.com';
 
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
-const MAX_TOKEN_LENGTH = 16 * 1024;
 /** Clock skew allowed on `exp`/`nbf`/`iat`. */
 const CLOCK_TOLERANCE_S = 30;
 /** Certificates are kept for their `Cache-Control: max-age`, else this long. */
@@ -35,20 +34,8 @@ export class HangoutsAuth {
   ) {}
 
   async verify(authorization: string | undefined): Promise<void> {
-    const token = BEARER.exec(authorization ?? '')?.[1];
-    if (token === undefined) {
-      throw unauthorized('The request carries no Bearer token in its Authorization header.');
-    }
-    if (token.length > MAX_TOKEN_LENGTH) {
-      throw unauthorized(`The Bearer token is longer than ${MAX_TOKEN_LENGTH} characters.`);
-    }
-    const decoded = decode(token, { complete: true });
-    if (
-      decoded === null ||
-      typeof decoded.payload === 'string' ||
-      typeof decoded.header.kid !== 'string' ||
-      decoded.header.alg !== 'RS256'
-    ) {
+    const { token, decoded } = readBearerJwt('hangouts', authorization);
+    if (decoded.header.alg !== 'RS256') {
       throw unauthorized('The Bearer token is not an RS256 JWT naming its signing key (kid).');
     }
     const cert = await this.certificate(decoded.header.kid);
