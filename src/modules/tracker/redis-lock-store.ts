@@ -265,7 +265,12 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
     this.client.defineCommand('parleyLockIssue', { numberOfKeys: 3, lua: ISSUE });
     this.client.defineCommand('parleyLockCheck', { numberOfKeys: 3, lua: CHECK });
     this.client.defineCommand('parleyLockRelease', { numberOfKeys: 3, lua: RELEASE });
-    this.subscriber = create({}, 'parley-locks-wake');
+    // Standalone and Sentinel: the wake-up channel is subscribed again on every `ready` by this
+    // store, not by ioredis' autoResubscribe, whose SELECT and SUBSCRIBE after a reconnection
+    // reject unhandled ("Connection is closed.") when the connection drops again before they
+    // are answered (a failover, a shutdown). A Cluster keeps its own subscriber connection.
+    this.subscriber = create(this.cluster ? {} : { autoResubscribe: false }, 'parley-locks-wake');
+    if (!this.cluster) this.subscriber.on('ready', () => this.subscribe());
     this.client.on('error', (err: Error) => this.logError('lock store connection', err));
     this.subscriber.on('error', (err: Error) => this.logError('lock wake-up connection', err));
     this.subscriber.on('message', (_channel: string, conversationId: string) =>
@@ -290,7 +295,12 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       }
     };
     await Promise.all([connect(this.client), connect(this.subscriber)]);
-    // Queued while disconnected and sent again after every reconnection (autoResubscribe).
+    // A Cluster queues it while disconnected and sends it again after every reconnection
+    // (autoResubscribe); the others subscribe on each `ready` (constructor).
+    if (this.cluster) this.subscribe();
+  }
+
+  private subscribe(): void {
     this.subscriber.subscribe(this.channel).catch((err: Error) => {
       this.logError('lock wake-up subscription', err);
     });

@@ -264,6 +264,40 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
       }
     });
 
+    it('wakes waiters again after Redis restarts: the wake-up channel is subscribed anew', async () => {
+      const own = await startPrivateRedis();
+      try {
+        const keyPrefix = uniqueKeyPrefix('resub');
+        // Re-checks and the lock timeout are 10 minutes away: only the release message can hand
+        // the lock on before the test's timeout.
+        const slow = { keyPrefix, recheckMs: 600_000, lockTimeoutMs: 600_000 };
+        const a = await make(own, slow);
+        const b = await make(own, slow);
+        await own.stop();
+        await own.start();
+        const conversation = `c-${randomUUID()}`;
+        await retryUntil(() => a.withLock(conversation, () => Promise.resolve()));
+        await retryUntil(() => b.withLock(conversation, () => Promise.resolve()));
+        // Both connections are back; the subscriptions follow their `ready` at once.
+        await sleep(200);
+        const held = gate();
+        let entered!: () => void;
+        const holding = new Promise<void>((resolve) => (entered = resolve));
+        const holder = a.withLock(conversation, async () => {
+          entered();
+          await held.promise;
+        });
+        await holding;
+        const waiter = b.withLock(conversation, () => Promise.resolve('b ran'));
+        await sleep(100);
+        held.open();
+        await holder;
+        await expect(waiter).resolves.toBe('b ran');
+      } finally {
+        await own.stop();
+      }
+    });
+
     it('starts while Redis is down, answers 503 meanwhile, then locks once it is up', async () => {
       const own = await startPrivateRedis();
       await own.stop();
