@@ -35,10 +35,34 @@ export const VOICE_SECRET = 'RnV6elNlY3JldEZvclRoZVZvaWNlR2F0ZXdheTEyMzQ=';
 /** Bound of one exchange: past it the server "hangs" (training a model may take seconds). */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
+/**
+ * The channels under fuzz: every messaging and voice connector too, their platforms' APIs at a
+ * closed local port (a call fails at once and is logged). Some keep the secret they are checked
+ * with (requests fail their signature), some have none, as entries copied from Rasa, so random
+ * bodies reach their parsers and run turns.
+ */
+const DEAD_API = 'http://127.0.0.1:9';
 const CREDENTIALS = `
 rest:
 socketio:
   session_persistence: true
+slack: { slack_token: xoxb-fuzz, slack_signing_secret: fuzz-secret, api_url: '${DEAD_API}' }
+telegram:
+  { access_token: '1:fuzz', verify: fuzz_bot, secret_token: fuzz-secret, api_url: '${DEAD_API}' }
+facebook: { verify: fuzz, secret: fuzz-secret, page-access-token: fuzz, api_url: '${DEAD_API}' }
+twilio: { account_sid: ACfuzz, auth_token: fuzz, twilio_number: '+15005550006', api_url: '${DEAD_API}' }
+twilio_voice: { assistant_voice: woman }
+botframework:
+  app_id: fuzz
+  app_password: fuzz
+  openid_metadata_url: '${DEAD_API}/openid'
+  login_url: '${DEAD_API}/token'
+webexteams: { access_token: fuzz, api_url: '${DEAD_API}' }
+hangouts: { hangouts_user_added_intent_name: /greet }
+mattermost: { url: '${DEAD_API}/api/v4', token: fuzz, webhook_url: 'http://127.0.0.1:9/hook' }
+rocketchat: { user: fuzz, password: fuzz, server_url: '${DEAD_API}' }
+audiocodes: { token: fuzz-token, use_websocket: false }
+jambonz:
 genesys:
   api_key: ${API_KEY}
   client_secret: ${VOICE_SECRET}
@@ -164,7 +188,11 @@ export function restHead(
   keepAlive = false,
 ): { head: string; where: string } {
   const id = pathId(c.id);
-  const path = c.route.path.replace('{id}', id).replace('{name}', id).replace('{file}', id);
+  const path = c.route.path
+    .replace('{id}', id)
+    .replace('{name}', id)
+    .replace('{file}', id)
+    .replace(':conversation_id', id);
   const query = [
     c.query,
     c.auth === 'token' ? `token=${AUTH_TOKEN}` : c.auth === 'wrong-token' ? 'token=nope' : '',

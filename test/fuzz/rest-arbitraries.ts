@@ -7,7 +7,8 @@ import { stringify as toYaml } from 'yaml';
  * on purpose: the suite must not depend on files outside the repository at run time.
  */
 export interface Route {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** `ALL`: a messaging connector's route, which takes any method (fuzzed mostly with POST). */
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ALL';
   readonly path: string;
   /** True when the route needs a token or JWT (the fuzz server sets both). */
   readonly auth: boolean;
@@ -90,6 +91,51 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks/socketio/', auth: false },
   { method: 'GET', path: '/webhooks/genesys/', auth: false },
   { method: 'GET', path: '/webhooks/genesys/metrics', auth: false },
+  // The messaging and voice connectors the fuzz server configures (their platforms' APIs at a
+  // closed port), at Rasa's paths.
+  { method: 'GET', path: '/webhooks/slack/', auth: false },
+  { method: 'GET', path: '/webhooks/telegram/', auth: false },
+  { method: 'GET', path: '/webhooks/facebook/', auth: false },
+  { method: 'GET', path: '/webhooks/twilio/', auth: false },
+  { method: 'GET', path: '/webhooks/twilio_voice/', auth: false },
+  { method: 'GET', path: '/webhooks/botframework/', auth: false },
+  { method: 'GET', path: '/webhooks/webexteams/', auth: false },
+  { method: 'GET', path: '/webhooks/hangouts/', auth: false },
+  { method: 'GET', path: '/webhooks/mattermost/', auth: false },
+  { method: 'GET', path: '/webhooks/rocketchat/', auth: false },
+  { method: 'GET', path: '/webhooks/audiocodes/', auth: false },
+  { method: 'GET', path: '/webhooks/jambonz/', auth: false },
+  { method: 'ALL', path: '/webhooks/slack/webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/telegram/webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/telegram/set_webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/facebook/webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/twilio/webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/twilio_voice/webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/botframework/webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/webexteams/webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/hangouts/webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/mattermost/webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/rocketchat/webhook', auth: false },
+  { method: 'ALL', path: '/webhooks/audiocodes/webhook', auth: false, keys: ['conversation'] },
+  {
+    method: 'ALL',
+    path: '/webhooks/audiocodes/conversation/:conversation_id/activities',
+    auth: false,
+    keys: ['activities', 'reason'],
+  },
+  {
+    method: 'ALL',
+    path: '/webhooks/audiocodes/conversation/:conversation_id/disconnect',
+    auth: false,
+    keys: ['activities', 'reason'],
+  },
+  {
+    method: 'ALL',
+    path: '/webhooks/audiocodes/conversation/:conversation_id/keepalive',
+    auth: false,
+    keys: ['activities', 'reason'],
+  },
+  { method: 'ALL', path: '/webhooks/jambonz/websocket', auth: false },
   { method: 'GET', path: '/metrics', auth: false },
   { method: 'GET', path: '/review/', auth: false },
   { method: 'GET', path: '/review/assets/{file}', auth: false },
@@ -420,7 +466,7 @@ export function restCaseFor(
   return fc.record({
     route: fc.constant(route),
     method: fc.oneof(
-      { weight: 4, arbitrary: fc.constant<string>(route.method) },
+      { weight: 4, arbitrary: fc.constant<string>(route.method === 'ALL' ? 'POST' : route.method) },
       { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
     ),
     id: ids,
