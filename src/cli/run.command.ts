@@ -81,6 +81,15 @@ export async function runServer(
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGHUP', () => void stop('SIGHUP'));
   watchLauncher(() => void stop('launcher gone'));
+  // A promise a library rejects without anyone to hand it to (ioredis rejects the commands it
+  // sends itself after a reconnection when the connection drops again) must not end a server
+  // that serves everyone else: it is logged, and the server goes on. Node would exit.
+  process.on('unhandledRejection', (reason) => {
+    log.error(
+      { err: reason instanceof Error ? reason.message : String(reason) },
+      'a promise was rejected with no handler; the server goes on',
+    );
+  });
   try {
     app = await createParleyApp(config, url);
     const server = await app.listen(config.http.port, config.http.host);
