@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { fetch as proxiedFetch, ProxyAgent } from 'undici';
+import type * as Undici from 'undici';
 
 /** How a connector reaches its platform's HTTP API. */
 export interface PlatformClientOptions {
@@ -84,6 +84,9 @@ export class PlatformClient {
     } else {
       // Node's global fetch takes no proxy; undici (the same fetch, as a library) takes a
       // dispatcher that sends every request through it.
+      // Loaded only for a connector with a proxy (start-up time).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+      const { fetch: proxiedFetch, ProxyAgent } = require('undici') as typeof Undici;
       const dispatcher = new ProxyAgent(proxy);
       this.fetch = ((input: URL, init: RequestInit) =>
         proxiedFetch(input, {

@@ -2,7 +2,8 @@ import { Logger } from '@nestjs/common';
 import { type Algorithm, verify } from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
-import { type Namespace, Server, type Socket } from 'socket.io';
+import type * as SocketIo from 'socket.io';
+import type { Namespace, Server, Socket } from 'socket.io';
 import {
   conversationIdProblem,
   DialogueError,
@@ -47,7 +48,10 @@ export class SocketIoServer {
   ) {}
 
   attach(server: HttpServer): void {
-    const io = new Server(server, {
+    // socket.io loads only when the channel is configured (start-up time).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+    const { Server: IoServer } = require('socket.io') as typeof SocketIo;
+    const io = new IoServer(server, {
       path: this.settings.socketioPath,
       serveClient: false,
       destroyUpgrade: false,

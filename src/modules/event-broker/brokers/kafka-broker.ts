@@ -1,4 +1,5 @@
-import { Kafka, logLevel, type Producer, type SASLOptions } from 'kafkajs';
+import type * as KafkaJs from 'kafkajs';
+import type { Kafka, Producer, SASLOptions } from 'kafkajs';
 import { readFileSync } from 'node:fs';
 import { type ConnectionOptions } from 'node:tls';
 import { type KafkaBrokerConfig } from 'src/modules/engine';
@@ -20,6 +21,9 @@ export class KafkaBroker extends EventBroker {
 
   constructor(private readonly config: KafkaBrokerConfig) {
     super();
+    // kafkajs loads only when a Kafka broker is configured (start-up time).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+    const { Kafka, logLevel } = require('kafkajs') as typeof KafkaJs;
     this.kafka = new Kafka({
       clientId: config.clientId,
       brokers: [...config.brokers],

@@ -10,13 +10,10 @@ import {
   type Tracer as OtelApiTracer,
   type Span,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  NodeTracerProvider,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-node';
+import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
+import type * as OtelResources from '@opentelemetry/resources';
+import type * as OtelSdk from '@opentelemetry/sdk-trace-node';
+import type { NodeTracerProvider, SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { NextFunction, Request, Response } from 'express';
 import { readFileSync } from 'node:fs';
 import { Tracer, type SpanAttributes, type TraceSpan } from 'src/core';
@@ -162,7 +159,16 @@ export function createOtelTracer(
   settings: Pick<TracingSettings, 'url' | 'serviceName' | 'rootCertificates'>,
   processors?: SpanProcessor[],
 ): OtelTracer {
-  const exporter = (): OTLPTraceExporter =>
+  // The SDK and the exporter load only when tracing is configured: they cost start-up time
+  // (a restarted replica is ready sooner) and most deployments leave tracing off.
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand, see above */
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
+  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof OtelResources;
+  const { BatchSpanProcessor, NodeTracerProvider } =
+    require('@opentelemetry/sdk-trace-node') as typeof OtelSdk;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const exporter = (): OtlpHttp.OTLPTraceExporter =>
     new OTLPTraceExporter({
       url: settings.url,
       ...(settings.rootCertificates !== null

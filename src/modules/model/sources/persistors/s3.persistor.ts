@@ -1,4 +1,5 @@
-import { Client } from 'minio';
+import type * as Minio from 'minio';
+import type { Client } from 'minio';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -65,7 +66,10 @@ export class S3Persistor extends ModelPersistor {
       // S3-compatible servers (MinIO, test servers) answer path-style requests.
       pathStyle = true;
     }
-    this.client = new Client({
+    // minio loads only when an S3 persistor is configured (start-up time).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+    const { Client: S3Client } = require('minio') as typeof Minio;
+    this.client = new S3Client({
       endPoint,
       ...(port === undefined ? {} : { port }),
       useSSL,
