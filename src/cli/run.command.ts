@@ -94,6 +94,9 @@ export async function runServer(
     app = await createParleyApp(config, url);
     const server = await app.listen(config.http.port, config.http.host);
     server.setTimeout?.(config.http.responseTimeoutMs);
+    server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+    // Node's rule: the headers timeout must exceed the keep-alive timeout.
+    server.headersTimeout = config.http.keepAliveTimeoutMs + 1_000;
     // Through the application logger, so that it follows Nest's start-up lines in the output.
     new Logger('Bootstrap').log(
       {

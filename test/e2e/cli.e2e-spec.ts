@@ -61,6 +61,8 @@ describe('parley CLI', () => {
         body: JSON.stringify({ event: 'slot', name: 'x', value: 1 }),
       });
       expect(tracker.status).toBe(200);
+      // Idle connections outlive a load balancer's 60 s idle timeout (it closes them first).
+      expect(tracker.headers.get('keep-alive')).toBe('timeout=65');
       expect(server.output()).toContain('embedded PostgreSQL started');
       const lines = server
         .output()

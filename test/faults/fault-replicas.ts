@@ -128,9 +128,18 @@ export async function post(
       replies: [],
       startedAt,
       endedAt: Date.now(),
-      failure: (error as Error).message,
+      // fetch's own message ("fetch failed") hides the socket error: give its code too.
+      failure: describeFetchError(error),
     };
   }
+}
+
+function describeFetchError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause =
+    error instanceof Error ? (error.cause as { code?: string; message?: string }) : null;
+  const detail = cause?.code ?? cause?.message;
+  return detail === undefined ? message : `${message} (${detail})`;
 }
 
 /** Whether an answer acknowledges its message: 200 with the message's own echo. */

@@ -483,6 +483,13 @@ describe('reminders over three replicas: kill -9 mid-window, full restart', () =
       if ((await firedCount(conversations)) >= mustFire / 3) break;
       if (Date.now() > giveUp) throw new Error('a third of the reminders never fired');
     }
+    // ... and reminders are in flight: with claims spread over the replicas, the victim most
+    // likely holds some (between two polls every replica may be idle; a kill then proves nothing).
+    for (const giveUp = Date.now() + SETTLE_GIVE_UP_MS; ; await sleep(5)) {
+      const claimed = (await storedReminders(conversations)).filter((r) => r.status === 'claimed');
+      if (claimed.length >= REPLICAS) break;
+      if (Date.now() > giveUp) throw new Error('no reminders were ever in flight together');
+    }
     const victim = replicas[1] as Replica;
     victim.kill('SIGKILL');
     const killedAt = Date.now();

@@ -17,6 +17,12 @@ export interface AppConfig {
     /** Longest user text (UTF-16 code units) any route or channel accepts; longer → 400. */
     readonly maxTextLength: number;
     readonly responseTimeoutMs: number;
+    /**
+     * How long an idle keep-alive connection stays open. Above the idle timeout of the load
+     * balancers in front (60 s for most), so that they, not Parley, close idle connections:
+     * else a request sent on a connection Parley is closing at that moment is lost (a 502).
+     */
+    readonly keepAliveTimeoutMs: number;
   };
   readonly auth: {
     readonly token: string | null;

@@ -59,6 +59,13 @@ export class EnvSchema {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) RESPONSE_TIMEOUT_MS?: number;
 
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  PARLEY_KEEP_ALIVE_TIMEOUT_MS?: number;
+
   @IsOptional() @IsString() @MinLength(16) @MaxLength(4096) PARLEY_METRICS_TOKEN?: string;
 
   @IsOptional()

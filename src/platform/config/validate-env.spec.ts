@@ -31,6 +31,16 @@ describe('validateEnv: protection of the service', () => {
     expect(c.trustProxy).toBe(false);
   });
 
+  it('keeps idle connections 65 s by default, and refuses a keep-alive timeout below 1 s', () => {
+    expect(validateEnv({}).http.keepAliveTimeoutMs).toBe(65_000);
+    expect(validateEnv({ PARLEY_KEEP_ALIVE_TIMEOUT_MS: '120000' }).http.keepAliveTimeoutMs).toBe(
+      120_000,
+    );
+    expect(() => validateEnv({ PARLEY_KEEP_ALIVE_TIMEOUT_MS: '10' })).toThrow(
+      /PARLEY_KEEP_ALIVE_TIMEOUT_MS/,
+    );
+  });
+
   it('reads TRUST_PROXY as Express does: booleans, hop counts, addresses', () => {
     expect(validateEnv({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(validateEnv({ TRUST_PROXY: '2' }).trustProxy).toBe(2);

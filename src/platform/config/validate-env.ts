@@ -60,6 +60,7 @@ export function validateEnv(env: Record<string, string | undefined>): AppConfig 
       trackerBodyLimit: schema.PARLEY_TRACKER_BODY_LIMIT ?? '1mb',
       maxTextLength: schema.PARLEY_MAX_TEXT_LENGTH ?? 10_000,
       responseTimeoutMs: schema.RESPONSE_TIMEOUT_MS ?? 3_600_000,
+      keepAliveTimeoutMs: schema.PARLEY_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
     },
     auth: {
       token: schema.PARLEY_AUTH_TOKEN ?? null,
@@ -204,6 +205,7 @@ export const ENV_KEYS = [
   'PARLEY_TRACKER_BODY_LIMIT',
   'PARLEY_MAX_TEXT_LENGTH',
   'RESPONSE_TIMEOUT_MS',
+  'PARLEY_KEEP_ALIVE_TIMEOUT_MS',
   'PARLEY_METRICS_TOKEN',
   'PARLEY_SHUTDOWN_TIMEOUT_MS',
   'PARLEY_SHUTDOWN_DELAY_MS',
