@@ -404,7 +404,10 @@ export async function voiceStillServes(): Promise<void> {
 }
 
 /** Trains the mood bot, starts the identity provider and the server (`logLevel` of its log). */
-export async function startFuzzTarget(logLevel = 'error'): Promise<void> {
+export async function startFuzzTarget(
+  logLevel = 'error',
+  options: { inspect?: boolean } = {},
+): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'parley-fuzz-'));
   models = trainBot(MOODBOT, join(dir, 'models'));
   modelFile = join(models, readdirSync(models).find((f) => f.endsWith('.tar.gz')) as string);
@@ -423,7 +426,7 @@ export async function startFuzzTarget(logLevel = 'error'): Promise<void> {
     OIDC_ISSUER_URL: idp.issuer,
     OIDC_EMBEDDED: 'false',
   };
-  server = await startFuzzServer(['--enable-api'], { ...serverEnv, LOG_LEVEL: logLevel });
+  server = await startFuzzServer(['--enable-api'], { ...serverEnv, LOG_LEVEL: logLevel }, options);
 }
 
 /**

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { BIN, ROOT, freePort } from 'test/utils/cli';
+import WebSocket from 'ws';
 
 /** fast-check settings shared by every property: a fixed seed unless FUZZ_SEED says otherwise. */
 export const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261127;
@@ -41,23 +42,69 @@ export interface FuzzServer {
   output(): string;
   /** Resident set size of the server process in bytes (from /proc). */
   rss(): number;
+  /**
+   * A full, memory-reducing garbage collection in the server through its inspector (started
+   * with `inspect`), then V8's heap in use and reserved: what a leak check compares, where a
+   * plain RSS reading mostly shows how much garbage V8 has let pile up since its last collection.
+   */
+  collectGarbage(): Promise<{ heapUsed: number; heapTotal: number }>;
   stop(): Promise<void>;
+}
+
+/** One inspector (Chrome DevTools Protocol) call over a fresh WebSocket. */
+async function inspectorCall(
+  url: string,
+  method: string,
+): Promise<Record<string, unknown> | undefined> {
+  const ws = new WebSocket(url);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`inspector ${method}: no answer`)), 60_000);
+      ws.on('message', (data: Buffer) => {
+        const message = JSON.parse(data.toString()) as {
+          id?: number;
+          result?: Record<string, unknown>;
+          error?: { message: string };
+        };
+        if (message.id !== 1) return;
+        clearTimeout(timer);
+        if (message.error) reject(new Error(`inspector ${method}: ${message.error.message}`));
+        else resolve(message.result);
+      });
+      ws.send(JSON.stringify({ id: 1, method }));
+    });
+  } finally {
+    ws.close();
+  }
 }
 
 /**
  * Starts `node <flags> bin/parley.js run <args>` directly (the Node flags are given, so the
- * launcher does not start a second process: `pid` is the server itself).
+ * launcher does not start a second process: `pid` is the server itself). With `inspect`, the
+ * server's inspector listens on a free loopback port, for `collectGarbage`.
  */
-export async function startFuzzServer(args: string[], env: NodeJS.ProcessEnv): Promise<FuzzServer> {
+export async function startFuzzServer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { inspect?: boolean } = {},
+): Promise<FuzzServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--max-semi-space-size=32', BIN, 'run', ...args],
-    { cwd: ROOT, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'pipe' },
-  );
+  const flags = ['--max-semi-space-size=32'];
+  if (options.inspect) flags.push('--inspect=127.0.0.1:0');
+  const child: ChildProcess = spawn(process.execPath, [...flags, BIN, 'run', ...args], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: 'pipe',
+  });
   let output = '';
+  let inspectorUrl: string | undefined;
   const keep = (d: Buffer): void => {
     output += d.toString();
+    inspectorUrl ??= /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1];
     if (output.length > 2_000_000) output = output.slice(-1_000_000);
   };
   child.stdout?.on('data', keep);
@@ -80,6 +127,13 @@ export async function startFuzzServer(args: string[], env: NodeJS.ProcessEnv): P
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status);
       return kb ? Number(kb[1]) * 1024 : 0;
+    },
+    collectGarbage: async () => {
+      const url = inspectorUrl;
+      if (url === undefined) throw new Error('the server was started without its inspector');
+      await inspectorCall(url, 'HeapProfiler.collectGarbage');
+      const usage = await inspectorCall(url, 'Runtime.getHeapUsage');
+      return { heapUsed: Number(usage?.usedSize), heapTotal: Number(usage?.totalSize) };
     },
     stop: async () => {
       if (exit === null) child.kill('SIGTERM');

@@ -34,13 +34,17 @@ import { deepJson, oddId, type PathId, restCase } from './rest-arbitraries';
  * keeps serving well-formed clients afterwards. See test/fuzz/README.md.
  */
 
-/** Leak check: RSS after the run and a settle, against the baseline before it. */
-const RSS_MARGIN_BYTES = 150 * 1024 * 1024;
+/**
+ * Leak check: RSS after the run against the baseline before it, each read right after a full
+ * garbage collection in the server (through its inspector), so uncollected garbage counts in
+ * neither.
+ */
+const RSS_MARGIN_BYTES = 50 * 1024 * 1024;
 
 let rssBefore = 0;
 
 beforeAll(async () => {
-  await startFuzzTarget();
+  await startFuzzTarget('error', { inspect: true });
   // Warm up every path once before the baseline, so the leak check compares like with like.
   await socketioStillServes();
   await voiceStillServes();
@@ -48,6 +52,7 @@ beforeAll(async () => {
     method: 'POST',
     body: JSON.stringify({ text: 'hello' }),
   });
+  await server.collectGarbage();
   await sleep(1000);
   rssBefore = server.rss();
 }, 180_000);
@@ -362,13 +367,10 @@ describe('fuzz: the server afterwards', () => {
     expect((await fetch(`${server.base}/health/ready`)).status).toBe(200);
     await socketioStillServes();
     await voiceStillServes();
-    // A leak check, not a timing check: the server gets a while to settle (V8 shrinks its heap
-    // once allocation stops), then its RSS must be within a generous margin of the baseline.
-    let rssAfter = server.rss();
-    for (let i = 0; i < 20 && rssAfter >= rssBefore + RSS_MARGIN_BYTES; i++) {
-      await sleep(1000);
-      rssAfter = server.rss();
-    }
+    // A leak check, not a timing check: RSS after a full collection, as the baseline was.
+    await server.collectGarbage();
+    await sleep(1000);
+    const rssAfter = server.rss();
     process.stderr.write(
       `fuzz: ${casesRun.count} cases (seed ${FUZZ_SEED}); server RSS before ${(rssBefore / 2 ** 20).toFixed(1)} MB, after ${(rssAfter / 2 ** 20).toFixed(1)} MB\n`,
     );
