@@ -285,6 +285,14 @@ export {
 export { OutputDelivery } from 'src/core/runtime/output-delivery';
 export { parseText, type ParseData } from 'src/core/runtime/parse-text';
 export {
+  NO_REMINDER_CHANGES,
+  noReminderChanges,
+  reminderChanges,
+  reminderRecord,
+  type ReminderChanges,
+  type ReminderTurn,
+} from 'src/core/runtime/reminder-changes';
+export {
   DEFAULT_POLLER_OPTIONS,
   ReminderPoller,
   type ReminderPollerOptions,

@@ -43,6 +43,7 @@ import { requireConversationId } from './conversation-id';
 import { type ConversationReader } from './conversation-reader';
 import { type OutputChannelDirectory } from './output-channel-directory';
 import { parseText } from './parse-text';
+import { reminderChanges } from './reminder-changes';
 import { type DueReminder, firedReminderMark, isFiredMark } from './reminder-scheduler';
 import {
   type CachedSession,
@@ -118,7 +119,8 @@ const MAX_WRITE_ATTEMPTS = 5;
  * 1. take the conversation's lock (LockStore);
  * 2. load its latest session (from the session cache, else the TrackerStore);
  * 3. run the work (session start when due, NLU, the dialogue processor, custom actions);
- * 4. append the new events conditionally on the version read, retrying on a conflict;
+ * 4. append the new events conditionally on the version read, retrying on a conflict — with
+ *    the turn's reminder changes, in the same transaction;
  * 5. release the lock;
  * 6. tell the TurnListeners (bot messages to the output channel, reminders, …) with the
  *    committed events and their sequence numbers.
@@ -655,10 +657,18 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
         this.cache.delete(conversationId);
         const events = await produce(session.tracker, this.clock.now());
         const encoded = events.map(encodeEvent);
+        // The turn's reminder changes go in the same transaction as its events.
+        const reminders = delivery.effects
+          ? reminderChanges(events, {
+              conversationId,
+              outputChannel: delivery.output?.name ?? null,
+            })
+          : undefined;
         const version = await this.store.appendIfUnchanged(
           conversationId,
           encoded,
           session.version,
+          reminders,
         );
         if (version !== null) {
           session.version = version;
@@ -673,6 +683,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
             tracker: session.tracker,
             output: delivery.output,
             effects: delivery.effects,
+            ...(reminders === undefined ? {} : { reminders }),
           };
         }
         if (attempt >= MAX_WRITE_ATTEMPTS) {
