@@ -1,4 +1,9 @@
-import { encodeWireEvent, type SerializedEvent } from 'src/core';
+import {
+  encodeWireEvent,
+  NO_REMINDER_CHANGES,
+  type ReminderRecord,
+  type SerializedEvent,
+} from 'src/core';
 import { EventOutbox, PostgresTrackerStore } from 'src/modules/tracker';
 import {
   BATCHED_APPEND,
@@ -30,6 +35,84 @@ describe(PostgresTrackerStore.name, () => {
     store = new PostgresTrackerStore(ds, new EventOutbox(ds));
   });
   afterAll(() => ds.destroy());
+
+  /** A reminder change of one turn: sets `name` in conversation `c`. */
+  const setting = (c: string, name: string) => {
+    const r: ReminderRecord = {
+      conversationId: c,
+      name,
+      intent: 'ping',
+      entities: [],
+      triggerAt: Date.parse('2030-01-01T00:00:00Z'),
+      killOnUserMessage: false,
+      scheduledAt: 1,
+      outputChannel: null,
+    };
+    return { ...NO_REMINDER_CHANGES, schedule: [r] };
+  };
+  const count = async (table: string, c: string): Promise<number> =>
+    (
+      await ds.query<Array<{ n: number }>>(
+        `SELECT count(*)::int AS n FROM ${table} WHERE conversation_id = $1`,
+        [c],
+      )
+    )[0]?.n ?? 0;
+
+  it('with the outbox on, writes events, the outbox row and reminders in one statement; a failed reminder write stores none of them', async () => {
+    const outbox = new EventOutbox(ds);
+    outbox.enable();
+    const withOutbox = new PostgresTrackerStore(ds, outbox);
+    const [refused, alone, ok] = [id('refused'), id('alone'), id('ok')];
+    const fn = `refuse_${Math.random().toString(36).slice(2)}`;
+    // Refuses reminders of `refused` only: other specs may use the table meanwhile.
+    await ds.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.conversation_id = '${refused}' THEN RAISE EXCEPTION 'reminder refused'; END IF;
+        RETURN NEW;
+      END $$`);
+    await ds.query(`CREATE TRIGGER ${fn} BEFORE INSERT ON reminder
+      FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
+    try {
+      // Sent at once: the later ones leave in one batch, which fails as a whole and is retried
+      // write by write.
+      const results = await Promise.allSettled([
+        withOutbox.appendIfUnchanged(alone, [enc('pause', 1)], null),
+        withOutbox.appendIfUnchanged(refused, [enc('reminder', 1)], null, setting(refused, 'r')),
+        withOutbox.appendIfUnchanged(ok, [enc('reminder', 1)], null, setting(ok, 'r')),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(String((results[1] as PromiseRejectedResult).reason)).toContain('reminder refused');
+      expect(await withOutbox.version(refused)).toBeNull();
+      for (const table of ['conversation_event', 'event_outbox', 'reminder']) {
+        expect({ table, n: await count(table, refused) }).toEqual({ table, n: 0 });
+        expect({ table, n: await count(table, ok) }).toEqual({ table, n: 1 });
+      }
+      expect(await count('reminder', alone)).toBe(0);
+    } finally {
+      await ds.query(`DROP TRIGGER ${fn} ON reminder`);
+      await ds.query(`DROP FUNCTION ${fn}()`);
+      await ds.query('DELETE FROM event_outbox WHERE conversation_id = ANY($1::text[])', [
+        [refused, alone, ok],
+      ]);
+      await ds.query('DELETE FROM reminder WHERE conversation_id = ANY($1::text[])', [
+        [refused, alone, ok],
+      ]);
+    }
+    // The trigger gone, the same write goes through.
+    expect(
+      await withOutbox.appendIfUnchanged(
+        refused,
+        [enc('reminder', 1)],
+        null,
+        setting(refused, 'r'),
+      ),
+    ).toMatchObject({ lastSeq: 1 });
+    expect([await count('reminder', refused), await count('event_outbox', refused)]).toEqual([
+      1, 1,
+    ]);
+    await ds.query('DELETE FROM event_outbox WHERE conversation_id = $1', [refused]);
+    await ds.query('DELETE FROM reminder WHERE conversation_id = $1', [refused]);
+  });
 
   it('deletes a conversation’s events with it, whoever deletes the conversation row', async () => {
     const a = id('gone-a');
