@@ -7,6 +7,7 @@ import {
 import { EventOutbox, PostgresTrackerStore } from 'src/modules/tracker';
 import {
   BATCHED_APPEND,
+  batchedAppend,
   batchedAppendParams,
 } from 'src/modules/tracker/persistence/batched-append';
 import { toEventRows } from 'src/modules/tracker/persistence/conversation-event.mapper';
@@ -151,6 +152,57 @@ describe(PostgresTrackerStore.name, () => {
       { seq: 1, type_name: 'user', intent_name: 'greet', action_name: null },
       { seq: 2, type_name: 'action', intent_name: null, action_name: 'utter_greet' },
     ]);
+  });
+
+  it('finds the reminders a batch deletes through their key, however many there are', async () => {
+    // Every turn with a user message deletes its conversation's kill_on_user_msg reminders: a
+    // scan of the whole reminder table per batch would tax every turn.
+    const prefix = id('plan-reminders');
+    await ds.query(
+      `INSERT INTO reminder (conversation_id, name, intent, entities, entities_key, trigger_at,
+         kill_on_user_msg, scheduled_at, due_at)
+       SELECT $1 || '-' || n, 'r', 'ping', '[]', '[]', now(), true, n, now()
+       FROM generate_series(1, 5000) AS n`,
+      [prefix],
+    );
+    await ds.query('ANALYZE reminder');
+    try {
+      const batch = Array.from({ length: 20 }, (_, i) => ({
+        conversationId: `${prefix}-${i + 1}`,
+        rows: toEventRows([enc('user', 10), enc('action', 11)]),
+        expected: { generation: '00000000-0000-0000-0000-000000000000', lastSeq: 1 },
+        traceparent: null,
+        reminders: {
+          ...NO_REMINDER_CHANGES,
+          cancel: [{ name: 'gone' }, { name: null, intent: 'ping', entities: null }],
+          killedBefore: 10,
+        },
+        resolve: () => undefined,
+        reject: () => undefined,
+      }));
+      for (const outbox of [false, true]) {
+        for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+          const plan = await ds.transaction(async (m) => {
+            await m.query(`SET LOCAL plan_cache_mode = ${mode}`);
+            const out = await m.query<Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>>(
+              `EXPLAIN (FORMAT JSON) ${batchedAppend(outbox, true)}`,
+              batchedAppendParams([...batch, { ...batch[0]!, reminders: null }], outbox, true),
+            );
+            return out[0]!['QUERY PLAN'][0]!.Plan;
+          });
+          const reads = scansOf(plan)
+            .filter((scan) => scan.relation === 'reminder')
+            .map((scan) => scan.type);
+          expect({ outbox, mode, reads }).toEqual({
+            outbox,
+            mode,
+            reads: [expect.stringMatching(/^(Index|Index Only|Bitmap Heap) Scan$/)],
+          });
+        }
+      }
+    } finally {
+      await ds.query('DELETE FROM reminder WHERE conversation_id LIKE $1', [`${prefix}-%`]);
+    }
   });
 
   it('finds the conversations a batch moves on through their key, however many there are', async () => {

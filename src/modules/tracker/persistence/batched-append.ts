@@ -37,12 +37,17 @@ const TS = (ms: string): string => `to_timestamp(${ms} / 1000)`;
  * reminders set before a user message) — never of a name the turn schedules: `$b`, the
  * reminders set, replace those rows (one statement must not change a row twice). Same upsert
  * as the reminder store's `schedule`: a re-set reminder is pending again, its claim dropped.
+ * The rows to delete are looked up by key (`= ANY (ARRAY(…))`), as the conversations in
+ * BATCHED_APPEND: every turn with a user message deletes (kill_on_user_msg), and a join alone
+ * may be planned as a scan of the whole table.
  */
 const reminderRows = (a: number, b: number): string => `, reminder_gone AS (
     DELETE FROM reminder AS r
     USING json_to_recordset($${a}::json) AS g(k int, name text, intent text, key text, before float8),
       v, done
-    WHERE v.k = g.k AND done.id = v.id AND r.conversation_id = v.id
+    WHERE r.conversation_id = ANY (ARRAY(
+        SELECT u.id FROM v AS u JOIN json_to_recordset($${a}::json) AS h(k int) ON h.k = u.k))
+      AND v.k = g.k AND done.id = v.id AND r.conversation_id = v.id
       AND CASE
         WHEN g.name IS NOT NULL THEN r.name = g.name
         WHEN g.before IS NOT NULL THEN r.kill_on_user_msg AND r.scheduled_at < g.before
