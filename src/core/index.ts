@@ -289,6 +289,7 @@ export {
   noReminderChanges,
   reminderChanges,
   reminderRecord,
+  setsKillableReminder,
   type ReminderChanges,
   type ReminderTurn,
 } from 'src/core/runtime/reminder-changes';

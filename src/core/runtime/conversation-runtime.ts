@@ -43,7 +43,7 @@ import { requireConversationId } from './conversation-id';
 import { type ConversationReader } from './conversation-reader';
 import { type OutputChannelDirectory } from './output-channel-directory';
 import { parseText } from './parse-text';
-import { reminderChanges } from './reminder-changes';
+import { reminderChanges, setsKillableReminder } from './reminder-changes';
 import { type DueReminder, firedReminderMark, isFiredMark } from './reminder-scheduler';
 import {
   type CachedSession,
@@ -655,6 +655,9 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       for (let attempt = 1; ; attempt++) {
         const session = await this.latestSession(conversationId, assistant, attempt > 1, lease);
         this.cache.delete(conversationId);
+        // Read before the work changes the tracker: whether a user message has stored
+        // kill_on_user_msg reminders to delete (most conversations have none).
+        const storedKillable = delivery.effects && setsKillableReminder(session.tracker.events);
         const events = await produce(session.tracker, this.clock.now());
         const encoded = events.map(encodeEvent);
         // The turn's reminder changes go in the same transaction as its events.
@@ -662,6 +665,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
           ? reminderChanges(events, {
               conversationId,
               outputChannel: delivery.output?.name ?? null,
+              storedKillable,
             })
           : undefined;
         const version = await this.store.appendIfUnchanged(

@@ -5,6 +5,7 @@ import {
   reminderChanges,
   type ReminderRecord,
   reminderScheduled,
+  setsKillableReminder,
   userUttered,
 } from 'src/core';
 
@@ -100,6 +101,16 @@ describe('reminderChanges', () => {
     expect(changes.killedBefore).toBe(2);
     expect(changes.schedule.map((r) => r.name)).toEqual(['kept', 'after']);
     expect(changes.cancel).toEqual([{ name: 'before' }]);
+  });
+
+  it('deletes no stored reminder for a user message when none read can wait on one; kills its own', () => {
+    const events = [set('before', 1, { kill: true }), user(2)];
+    const changes = reminderChanges(events, { ...TURN, storedKillable: false });
+    expect(changes.killedBefore).toBeNull();
+    expect(changes.schedule).toEqual([]);
+    expect(changes.cancel).toEqual([{ name: 'before' }]);
+    expect(setsKillableReminder([set('a', 1, { kill: false }), user(2)])).toBe(false);
+    expect(setsKillableReminder([user(1), set('a', 2, { kill: true })])).toBe(true);
   });
 
   it('changes nothing for a turn without reminder events or user messages', () => {

@@ -22,7 +22,8 @@ export interface ReminderChanges {
   readonly cancel: readonly ReminderMatch[];
   /**
    * The timestamp of the turn's latest user message: stored `kill_on_user_msg` reminders set
-   * before it (`scheduledAt` < it) are cancelled. `null`: the turn has no user message.
+   * before it (`scheduledAt` < it) are cancelled. `null`: the turn has no user message (or no
+   * stored reminder can wait on one: `ReminderTurn.storedKillable`).
    */
   readonly killedBefore: number | null;
   /** Reminder events that set nothing: no intent, or a `date_time` that is no date. */
@@ -34,6 +35,18 @@ export interface ReminderTurn {
   readonly conversationId: string;
   /** The output channel of the turn that sets them: where their answers go when they fire. */
   readonly outputChannel: string | null;
+  /**
+   * Whether a stored reminder may wait on a user message (`kill_on_user_msg`; default true).
+   * False spares a turn's user message the deletion when the conversation read holds no such
+   * reminder (`setsKillableReminder`); one set beyond what was read is still skipped when it
+   * comes due.
+   */
+  readonly storedKillable?: boolean;
+}
+
+/** Whether `events` set a reminder that a later user message cancels (`kill_on_user_msg`). */
+export function setsKillableReminder(events: readonly DialogueEvent[]): boolean {
+  return events.some((e) => e.type === 'reminder' && e.killOnUserMessage);
 }
 
 /** No changes at all. */
@@ -92,7 +105,9 @@ export function reminderChanges(
       cancel.push(match);
       drop((r) => cancels(match, r));
     } else if (e.type === 'user') {
-      killedBefore = Math.max(killedBefore ?? e.timestamp, e.timestamp);
+      if (turn.storedKillable !== false) {
+        killedBefore = Math.max(killedBefore ?? e.timestamp, e.timestamp);
+      }
       const at = e.timestamp;
       drop((r) => r.killOnUserMessage && r.scheduledAt < at);
     }
