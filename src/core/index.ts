@@ -285,6 +285,15 @@ export {
 export { OutputDelivery } from 'src/core/runtime/output-delivery';
 export { parseText, type ParseData } from 'src/core/runtime/parse-text';
 export {
+  NO_REMINDER_CHANGES,
+  noReminderChanges,
+  reminderChanges,
+  reminderRecord,
+  setsKillableReminder,
+  type ReminderChanges,
+  type ReminderTurn,
+} from 'src/core/runtime/reminder-changes';
+export {
   DEFAULT_POLLER_OPTIONS,
   ReminderPoller,
   type ReminderPollerOptions,

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
   encodeWireEvent,
+  NO_REMINDER_CHANGES,
+  type ReminderChanges,
+  type ReminderRecord,
   type SerializedEvent,
   type StoreVersion,
   type TrackerStore,
@@ -9,6 +12,8 @@ import {
 /** A store under test and how to let go of it (close its connections). */
 export interface TrackerStoreFixture {
   readonly store: TrackerStore;
+  /** The reminders stored for a conversation (those `appendIfUnchanged` wrote), by name. */
+  reminders(conversationId: string): Promise<ReminderRecord[]>;
   dispose(): Promise<void>;
 }
 
@@ -22,6 +27,26 @@ const sessionStart = (t: number) => ev('action', t, { name: 'action_session_star
 const enc = (...events: SerializedEvent[]) => events.map(encodeWireEvent);
 const stamps = (events: readonly SerializedEvent[] | null | undefined) =>
   events?.map((e) => e.timestamp);
+const AT = Date.parse('2030-01-01T10:00:00Z');
+const reminder = (
+  conversationId: string,
+  name: string,
+  extra: Partial<ReminderRecord> = {},
+): ReminderRecord => ({
+  conversationId,
+  name,
+  intent: 'ping',
+  entities: [],
+  triggerAt: AT,
+  killOnUserMessage: false,
+  scheduledAt: 1,
+  outputChannel: 'callback',
+  ...extra,
+});
+const changes = (c: Partial<ReminderChanges>): ReminderChanges => ({
+  ...NO_REMINDER_CHANGES,
+  ...c,
+});
 
 /**
  * The TrackerStore port's contract (src/core/ports/tracker-store.ts), run against every
@@ -321,6 +346,134 @@ export function describeTrackerStoreContract(name: string, factory: TrackerStore
         await store.delete(c);
         expect(await store.appendIfUnchanged(c, [], v1)).toBeNull();
         expect(await store.exists(c)).toBe(false);
+      });
+    });
+
+    describe('reminders with the append', () => {
+      const names = async (c: string) => (await fixture.reminders(c)).map((r) => r.name);
+
+      it("writes a turn's reminders with its events; one of the same name replaces the stored one", async () => {
+        const c = id();
+        const a = reminder(c, 'a', {
+          intent: 'remind',
+          entities: [{ entity: 'place', value: 'home' }],
+          killOnUserMessage: true,
+          scheduledAt: 1.5,
+        });
+        const b = reminder(c, 'b', { outputChannel: null, triggerAt: AT + 1 });
+        const v1 = await store.appendIfUnchanged(
+          c,
+          enc(ev('reminder', 1.5), ev('reminder', 1.5)),
+          null,
+          changes({ schedule: [a, b] }),
+        );
+        expect(await store.retrieve(c)).toHaveLength(2);
+        expect(await fixture.reminders(c)).toEqual([a, b]);
+        const a2 = reminder(c, 'a', { intent: 'again', scheduledAt: 2 });
+        await store.appendIfUnchanged(c, enc(ev('reminder', 2)), v1, changes({ schedule: [a2] }));
+        expect(await fixture.reminders(c)).toEqual([a2, b]);
+      });
+
+      it('cancels by name, by intent and entities (any key order) and kill_on_user_msg before a user message, never a name it sets', async () => {
+        const c = id();
+        const entities = [{ entity: 'x', value: 1, role: null }];
+        const v1 = await store.appendIfUnchanged(
+          c,
+          enc(ev('reminder', 1)),
+          null,
+          changes({
+            schedule: [
+              reminder(c, 'byName'),
+              reminder(c, 'byMatch', { intent: 'pong', entities }),
+              reminder(c, 'otherEntities', { intent: 'pong' }),
+              reminder(c, 'killed', { killOnUserMessage: true, scheduledAt: 1 }),
+              reminder(c, 'later', { killOnUserMessage: true, scheduledAt: 5 }),
+              reminder(c, 'notKilled', { scheduledAt: 1 }),
+              reminder(c, 'reset', { killOnUserMessage: true, scheduledAt: 1 }),
+            ],
+          }),
+        );
+        const reset = reminder(c, 'reset', { intent: 'new', scheduledAt: 3 });
+        await store.appendIfUnchanged(
+          c,
+          enc(ev('user', 3)),
+          v1,
+          changes({
+            cancel: [
+              { name: 'byName' },
+              { name: 'reset' },
+              { name: null, intent: 'pong', entities: [{ role: null, value: 1, entity: 'x' }] },
+            ],
+            killedBefore: 3,
+            schedule: [reset],
+          }),
+        );
+        expect(await names(c)).toEqual(['later', 'notKilled', 'otherEntities', 'reset']);
+        expect((await fixture.reminders(c)).find((r) => r.name === 'reset')).toEqual(reset);
+        // No name, intent or entities: every reminder of the conversation.
+        const v3 = await store.version(c);
+        await store.appendIfUnchanged(
+          c,
+          enc(ev('pause', 4)),
+          v3,
+          changes({ cancel: [{ name: null, intent: null, entities: null }] }),
+        );
+        expect(await names(c)).toEqual([]);
+      });
+
+      it('changes no reminder when the append is refused or brings none', async () => {
+        const c = id();
+        const v1 = (await store.appendIfUnchanged(
+          c,
+          enc(ev('reminder', 1)),
+          null,
+          changes({ schedule: [reminder(c, 'kept')] }),
+        )) as StoreVersion;
+        const stale = { generation: v1.generation, lastSeq: 0 };
+        const refused = changes({
+          schedule: [reminder(c, 'new')],
+          cancel: [{ name: 'kept' }],
+          killedBefore: 10,
+        });
+        expect(await store.appendIfUnchanged(c, enc(ev('reminder', 2)), stale, refused)).toBeNull();
+        expect(await store.appendIfUnchanged(id(), enc(ev('pause', 2)), v1, refused)).toBeNull();
+        await store.appendIfUnchanged(c, enc(ev('pause', 2)), v1);
+        await store.appendIfUnchanged(c, enc(ev('pause', 3)), await store.version(c), changes({}));
+        expect(await names(c)).toEqual(['kept']);
+        expect(await store.retrieve(c)).toHaveLength(3);
+      });
+
+      it("applies concurrent turns' reminders each to its own conversation", async () => {
+        const ids = Array.from({ length: 8 }, (_, i) => id(`r${i}`));
+        const versions = await Promise.all(
+          ids.map((c) =>
+            store.appendIfUnchanged(
+              c,
+              enc(ev('reminder', 1)),
+              null,
+              changes({ schedule: [reminder(c, 'a'), reminder(c, 'b')] }),
+            ),
+          ),
+        );
+        await Promise.all(
+          ids.map((c, i) =>
+            store.appendIfUnchanged(
+              c,
+              enc(ev('pause', 2)),
+              versions[i] ?? null,
+              i % 2 === 0
+                ? changes({ cancel: [{ name: null, intent: null, entities: null }] })
+                : i % 3 === 0
+                  ? undefined
+                  : changes({ schedule: [reminder(c, 'c')], cancel: [{ name: 'a' }] }),
+            ),
+          ),
+        );
+        for (const [i, c] of ids.entries()) {
+          const expected = i % 2 === 0 ? [] : i % 3 === 0 ? ['a', 'b'] : ['b', 'c'];
+          expect(await names(c)).toEqual(expected);
+          expect(await store.retrieve(c)).toHaveLength(2);
+        }
       });
     });
 

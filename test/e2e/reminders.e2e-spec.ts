@@ -146,6 +146,50 @@ describe('reminders across instances and restarts', () => {
     expect(await userIntents(a, kept)).toEqual(['remind', 'greet', 'EXTERNAL_ping']);
   });
 
+  it('a reminder that cannot be stored fails its turn: 500, no event stored; stored again, it fires', async () => {
+    const a = open[0] ?? (await startInstance());
+    const s = uniqueId('refused');
+    const fn = `refuse_${uniqueId('trigger').replace(/[^a-z0-9_]/gi, '_')}`;
+    const events = async (): Promise<unknown[]> =>
+      (await request(a.url).get(`/conversations/${s}/tracker`).expect(200)).body.events;
+    await request(a.url)
+      .post('/webhooks/rest/webhook')
+      .send({ sender: s, message: '/greet' })
+      .expect(200);
+    const before = await events();
+    // Refuses this conversation's reminders only: other specs may use the table meanwhile.
+    await db.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.conversation_id = '${s}' THEN RAISE EXCEPTION 'reminder refused'; END IF;
+        RETURN NEW;
+      END $$`);
+    try {
+      await db.query(
+        `CREATE TRIGGER ${fn} BEFORE INSERT ON reminder FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+      );
+      const res = await request(a.url)
+        .post(`/conversations/${s}/trigger_intent?output_channel=callback`)
+        .send({ name: 'remind' });
+      expect(res.status).toBe(500);
+      expect(res.body).toMatchObject({
+        version: expect.any(String),
+        status: 'failure',
+        reason: expect.any(String),
+        message: expect.any(String),
+        code: 500,
+      });
+      expect(await events()).toEqual(before);
+      expect(await storedReminders(s)).toBe(0);
+    } finally {
+      await db.query(`DROP TRIGGER IF EXISTS ${fn} ON reminder`);
+      await db.query(`DROP FUNCTION ${fn}()`);
+    }
+    await remind(a, s);
+    await until(async () => callbackTexts(s).includes(PING) && (await storedReminders(s)) === 0);
+    expect(callbackTexts(s)).toEqual(['I will ping you.', PING]);
+    expect(await userIntents(a, s)).toEqual(['greet', 'remind', 'EXTERNAL_ping']);
+  });
+
   it('a reminder survives a restart of every instance and fires on the new one', async () => {
     const [a] = open as [TestApp];
     const s = uniqueId('restart');

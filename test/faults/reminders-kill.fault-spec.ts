@@ -426,14 +426,15 @@ describe('reminders over three replicas: kill -9 mid-window, full restart', () =
     });
     expect(failed).toEqual([]);
     early();
-    // What is left: both of a `plain`, `replaced` (re-set) and `user-message` conversation,
-    // `b` of a `cancel-name` and `cancel-entities` one, nothing of a `cancel-intent` one.
+    // What is left: both of a `plain` and `replaced` (re-set) conversation, `b` of a
+    // `cancel-name`, `cancel-entities` and `user-message` one (the user message deleted `a`,
+    // kill_on_user_msg, in its own commit), nothing of a `cancel-intent` one.
     const kept: Record<Kind, number> = {
       plain: 2,
       'cancel-name': 1,
       'cancel-entities': 1,
       'cancel-intent': 0,
-      'user-message': 2,
+      'user-message': 1,
       replaced: 2,
     };
     const left = cs.reduce((n, c) => n + kept[c.kind], 0);

@@ -1,5 +1,6 @@
 import { type EncodedEvent } from 'src/core/events/encoded-event';
 import { type SerializedEvent } from 'src/core/events/serialized-event';
+import { type ReminderChanges } from 'src/core/runtime/reminder-changes';
 
 /** Which part of a conversation's event log to read. */
 export interface RetrieveOptions {
@@ -63,11 +64,16 @@ export abstract class TrackerStore {
    * not exist yet). Returns the new version, or `null` — and writes nothing — when another
    * writer got there first. The events come encoded (`encodeEvent` / `encodeWireEvent`): the
    * message loop writes them without building their wire objects.
+   *
+   * `reminders`: the turn's reminder changes (`reminderChanges`), written in the same
+   * transaction as the events — both are stored, or (a failure, a conflict) neither is. A store
+   * that keeps no reminders (an in-memory one given no reminder store) leaves them out.
    */
   abstract appendIfUnchanged(
     conversationId: string,
     events: readonly EncodedEvent[],
     expected: StoreVersion | null,
+    reminders?: ReminderChanges,
   ): Promise<StoreVersion | null>;
 
   /** Replaces every stored event of the conversation with `events`, atomically. */

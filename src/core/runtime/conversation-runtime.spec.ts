@@ -529,8 +529,11 @@ describe('ConversationRuntime', () => {
 
   it('fires a stored reminder through the poller once, unless a user message came after it (kill_on_user_msg)', async () => {
     const reminders = new InMemoryReminderStore();
-    const scheduler = new ReminderScheduler(reminders, quietLog());
-    const { runtime, store } = setup({ listeners: [scheduler] });
+    const scheduler = new ReminderScheduler(quietLog());
+    const { runtime, store } = setup({
+      store: new InMemoryTrackerStore(reminders),
+      listeners: [scheduler],
+    });
     const poller = new ReminderPoller(reminders, (due) => runtime.fireReminder(due), quietLog(), {
       sweepMs: 3_600_000,
     });
@@ -556,7 +559,8 @@ describe('ConversationRuntime', () => {
     }
     // Not executed as a side effect: not stored.
     await append(runtime, 'ignored', [{ event: 'reminder', intent: 'greet', date_time: at }]);
-    expect(reminders.size).toBe(2);
+    // The user message cancelled the kill_on_user_msg reminder with its own commit.
+    expect(reminders.list().map((r) => r.conversationId)).toEqual(['kept']);
     poller.start();
     await poller.sweep();
     await poller.stop();
@@ -571,7 +575,10 @@ describe('ConversationRuntime', () => {
 
   it('fires a reminder handed over twice once (an instance died after the turn committed, before completing it)', async () => {
     const reminders = new InMemoryReminderStore();
-    const { runtime, store } = setup({ listeners: [new ReminderScheduler(reminders, quietLog())] });
+    const { runtime, store } = setup({
+      store: new InMemoryTrackerStore(reminders),
+      listeners: [new ReminderScheduler(quietLog())],
+    });
     const at = '2023-11-14T22:14:00+00:00';
     const set = (name: string, intent: string): Promise<JsonObject> =>
       append(
@@ -613,8 +620,11 @@ describe('ConversationRuntime', () => {
 
   it('drops the reminder of a conversation deleted before it fires, rather than bring it back', async () => {
     const reminders = new InMemoryReminderStore();
-    const scheduler = new ReminderScheduler(reminders, quietLog());
-    const { runtime, store } = setup({ listeners: [scheduler] });
+    const scheduler = new ReminderScheduler(quietLog());
+    const { runtime, store } = setup({
+      store: new InMemoryTrackerStore(reminders),
+      listeners: [scheduler],
+    });
     const poller = new ReminderPoller(reminders, (due) => runtime.fireReminder(due), quietLog(), {
       sweepMs: 3_600_000,
     });

@@ -43,6 +43,7 @@ import { requireConversationId } from './conversation-id';
 import { type ConversationReader } from './conversation-reader';
 import { type OutputChannelDirectory } from './output-channel-directory';
 import { parseText } from './parse-text';
+import { reminderChanges, setsKillableReminder } from './reminder-changes';
 import { type DueReminder, firedReminderMark, isFiredMark } from './reminder-scheduler';
 import {
   type CachedSession,
@@ -118,7 +119,8 @@ const MAX_WRITE_ATTEMPTS = 5;
  * 1. take the conversation's lock (LockStore);
  * 2. load its latest session (from the session cache, else the TrackerStore);
  * 3. run the work (session start when due, NLU, the dialogue processor, custom actions);
- * 4. append the new events conditionally on the version read, retrying on a conflict;
+ * 4. append the new events conditionally on the version read, retrying on a conflict — with
+ *    the turn's reminder changes, in the same transaction;
  * 5. release the lock;
  * 6. tell the TurnListeners (bot messages to the output channel, reminders, …) with the
  *    committed events and their sequence numbers.
@@ -653,12 +655,24 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       for (let attempt = 1; ; attempt++) {
         const session = await this.latestSession(conversationId, assistant, attempt > 1, lease);
         this.cache.delete(conversationId);
+        // Read before the work changes the tracker: whether a user message has stored
+        // kill_on_user_msg reminders to delete (most conversations have none).
+        const storedKillable = delivery.effects && setsKillableReminder(session.tracker.events);
         const events = await produce(session.tracker, this.clock.now());
         const encoded = events.map(encodeEvent);
+        // The turn's reminder changes go in the same transaction as its events.
+        const reminders = delivery.effects
+          ? reminderChanges(events, {
+              conversationId,
+              outputChannel: delivery.output?.name ?? null,
+              storedKillable,
+            })
+          : undefined;
         const version = await this.store.appendIfUnchanged(
           conversationId,
           encoded,
           session.version,
+          reminders,
         );
         if (version !== null) {
           session.version = version;
@@ -673,6 +687,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
             tracker: session.tracker,
             output: delivery.output,
             effects: delivery.effects,
+            ...(reminders === undefined ? {} : { reminders }),
           };
         }
         if (attempt >= MAX_WRITE_ATTEMPTS) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type ReminderChanges } from './reminder-changes';
 import {
   cancels,
   type ClaimedReminder,
@@ -86,6 +87,30 @@ export class InMemoryReminderStore extends ReminderStore {
     let n = 0;
     for (const row of this.rows.values()) if (row.claim !== null || row.dueAt <= nowMs) n++;
     return Promise.resolve(n);
+  }
+
+  /**
+   * A turn's reminder changes at once (synchronously: nothing else runs in between), as the
+   * PostgreSQL tracker store writes them with the events: the cancellations, except of names
+   * being scheduled, then the reminders set.
+   */
+  apply(conversationId: string, changes: ReminderChanges): void {
+    const scheduled = new Set(changes.schedule.map((r) => r.name));
+    const killedBefore = changes.killedBefore;
+    for (const [k, row] of this.rows) {
+      const r = row.reminder;
+      if (r.conversationId !== conversationId || scheduled.has(r.name)) continue;
+      const killed = killedBefore !== null && r.killOnUserMessage && r.scheduledAt < killedBefore;
+      if (killed || changes.cancel.some((match) => cancels(match, r))) this.rows.delete(k);
+    }
+    for (const r of changes.schedule) {
+      this.rows.set(key(conversationId, r.name), {
+        reminder: { ...r, conversationId },
+        dueAt: r.triggerAt,
+        claim: null,
+        attempts: 0,
+      });
+    }
   }
 
   /** Reminders stored (pending or claimed). */

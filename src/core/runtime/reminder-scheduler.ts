@@ -1,8 +1,7 @@
 import { type JsonObject } from 'src/core/events/event-base';
-import { type ReminderCancelled } from 'src/core/events/reminder-cancelled';
-import { type ReminderScheduled } from 'src/core/events/reminder-scheduled';
-import { type ReminderMatch, type ReminderStore } from './reminder-store';
 import { type CommittedTurn, type RuntimeLog, TurnListener } from './turn-listener';
+
+export { entityList } from './reminder-store';
 
 /** A reminder that is due: the runtime triggers its intent in the conversation. */
 export interface DueReminder {
@@ -21,19 +20,16 @@ export interface DueReminder {
 }
 
 /**
- * Reminders (`reminder` / `cancel_reminder` events of committed turns with side effects): each
- * is written to the ReminderStore once its turn committed, and cancels delete the matching
- * stored reminders — of any instance. The ReminderPoller fires them. A reminder with the same
- * name replaces the conversation's earlier one. A process that dies between the commit and the
- * write loses that turn's reminders (the turn's caller waits for the write).
+ * Reminders after their turn committed. The turn's reminder changes (`reminderChanges`: its
+ * `reminder` / `cancel_reminder` events and `kill_on_user_msg`) are written by the tracker store
+ * with the events, in the same transaction, so a turn is never stored without its reminders nor
+ * the other way round. This listener then tells the poller the trigger time of each reminder
+ * set (it arms a timer for it), and logs the reminders that set nothing.
  */
 export class ReminderScheduler extends TurnListener {
   private scheduled: (triggerAt: number) => void = () => undefined;
 
-  constructor(
-    private readonly store: ReminderStore,
-    private readonly log: RuntimeLog,
-  ) {
+  constructor(private readonly log: RuntimeLog) {
     super();
   }
 
@@ -42,59 +38,16 @@ export class ReminderScheduler extends TurnListener {
     this.scheduled = wake;
   }
 
-  async onTurnCommitted(turn: CommittedTurn): Promise<void> {
-    if (!turn.effects) return;
-    for (const e of turn.events) {
-      if (e.type === 'reminder') {
-        await this.schedule(turn.conversationId, e, turn.output?.name ?? null);
-      } else if (e.type === 'cancel_reminder') {
-        await this.cancel(turn.conversationId, e);
-      }
-    }
-  }
-
-  /**
-   * Stores `reminder`; `outputChannel` names the output channel of the turn that set it (Rasa's
-   * `handle_reminder` keeps that channel), where its answer goes when it fires.
-   */
-  async schedule(
-    senderId: string,
-    reminder: ReminderScheduled,
-    outputChannel: string | null,
-  ): Promise<void> {
-    if (reminder.intent === null) return;
-    const at = Date.parse(reminder.dateTime);
-    if (Number.isNaN(at)) {
+  onTurnCommitted(turn: CommittedTurn): void {
+    if (!turn.effects || turn.reminders === undefined) return;
+    for (const e of turn.reminders.ignored) {
+      if (e.intent === null) continue;
       this.log.warn('reminder with an invalid date_time ignored', {
-        sender: senderId,
-        date_time: reminder.dateTime,
+        sender: turn.conversationId,
+        date_time: e.dateTime,
       });
-      return;
     }
-    await this.store.schedule({
-      conversationId: senderId,
-      name: reminder.name,
-      intent: reminder.intent,
-      entities: entityList(reminder.entities),
-      triggerAt: at,
-      killOnUserMessage: reminder.killOnUserMessage,
-      scheduledAt: reminder.timestamp,
-      outputChannel,
-    });
-    this.scheduled(at);
-  }
-
-  /** Cancels by name, or every reminder of the conversation matching intent (and entities). */
-  async cancel(senderId: string, cancel: ReminderCancelled): Promise<void> {
-    const match: ReminderMatch =
-      cancel.name !== null
-        ? { name: cancel.name }
-        : {
-            name: null,
-            intent: cancel.intent,
-            entities: cancel.entities === null ? null : entityList(cancel.entities),
-          };
-    await this.store.cancel(senderId, match);
+    for (const r of turn.reminders.schedule) this.scheduled(r.triggerAt);
   }
 }
 
@@ -126,15 +79,4 @@ export function isFiredMark(metadata: Readonly<JsonObject>, due: DueReminder): b
     mark.scheduled_at === due.scheduledAt &&
     mark.date_time === new Date(due.triggerAt).toISOString()
   );
-}
-
-/** Rasa's entities of a reminder: a list of `{entity, value}`, or a `{name: value}` object. */
-export function entityList(value: unknown): JsonObject[] {
-  if (Array.isArray(value)) {
-    return value.filter((e): e is JsonObject => typeof e === 'object' && e !== null);
-  }
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value as JsonObject).map(([entity, v]) => ({ entity, value: v }));
-  }
-  return [];
 }

@@ -93,3 +93,14 @@ export function cancels(match: ReminderMatch, reminder: ReminderRecord): boolean
     (match.entities === null || entitiesKey(match.entities) === entitiesKey(reminder.entities))
   );
 }
+
+/** Rasa's entities of a reminder: a list of `{entity, value}`, or a `{name: value}` object. */
+export function entityList(value: unknown): JsonObject[] {
+  if (Array.isArray(value)) {
+    return value.filter((e): e is JsonObject => typeof e === 'object' && e !== null);
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value as JsonObject).map(([entity, v]) => ({ entity, value: v }));
+  }
+  return [];
+}

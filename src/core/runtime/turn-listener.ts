@@ -1,6 +1,7 @@
 import { type OutputChannel } from 'src/core/channels/output-channel';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+import { type ReminderChanges } from './reminder-changes';
 
 /** What a committed turn did to a conversation, as listeners receive it. */
 export interface CommittedTurn {
@@ -23,6 +24,11 @@ export interface CommittedTurn {
    * False for events written through the tracker routes without `execute_side_effects`.
    */
   readonly effects: boolean;
+  /**
+   * The reminder changes stored with the events, in the same transaction (turns with side
+   * effects; absent otherwise).
+   */
+  readonly reminders?: ReminderChanges;
 }
 
 /**

@@ -8,6 +8,8 @@ import {
   TrackerStore,
   type VersionedEvents,
 } from 'src/core/ports/tracker-store';
+import { type InMemoryReminderStore } from 'src/core/runtime/in-memory-reminder-store';
+import { type ReminderChanges } from 'src/core/runtime/reminder-changes';
 
 function copy(events: readonly SerializedEvent[]): SerializedEvent[] {
   return JSON.parse(JSON.stringify(events)) as SerializedEvent[];
@@ -24,10 +26,16 @@ interface Stored {
 
 /**
  * TrackerStore in memory (Rasa's `InMemoryTrackerStore`): for tests and single-process runs.
- * Events are copied in and out, so callers never share objects with the store.
+ * Events are copied in and out, so callers never share objects with the store. Given a
+ * reminder store, a conditional append applies the turn's reminder changes to it in the same
+ * synchronous step as the events; without one, reminders are not kept.
  */
 export class InMemoryTrackerStore extends TrackerStore {
   private readonly conversations = new Map<string, Stored>();
+
+  constructor(private readonly reminders: InMemoryReminderStore | null = null) {
+    super();
+  }
 
   async retrieve(
     conversationId: string,
@@ -96,6 +104,7 @@ export class InMemoryTrackerStore extends TrackerStore {
     conversationId: string,
     events: readonly EncodedEvent[],
     expected: StoreVersion | null,
+    reminders?: ReminderChanges,
   ): Promise<StoreVersion | null> {
     const stored = this.conversations.get(conversationId);
     const same =
@@ -109,6 +118,9 @@ export class InMemoryTrackerStore extends TrackerStore {
       conversationId,
       events.map((e) => JSON.parse(e.json) as SerializedEvent),
     );
+    if (reminders !== undefined && events.length > 0) {
+      this.reminders?.apply(conversationId, reminders);
+    }
     return this.version(conversationId);
   }
 

@@ -98,8 +98,7 @@ export class ReminderPolling implements OnApplicationBootstrap, OnModuleDestroy 
     { provide: OutputChannelDirectory, useValue: new OutputChannelDirectory() },
     {
       provide: ReminderScheduler,
-      inject: [ReminderStore],
-      useFactory: (store: ReminderStore) => new ReminderScheduler(store, runtimeLog('Reminders')),
+      useFactory: () => new ReminderScheduler(runtimeLog('Reminders')),
     },
     {
       provide: ReminderPoller,

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   type EncodedEvent,
+  noReminderChanges,
+  type ReminderChanges,
   type RetrieveOptions,
   type SerializedEvent,
   type StoreVersion,
@@ -16,6 +18,7 @@ import {
   BATCHED_APPEND,
   batchedAppend,
   batchedAppendParams,
+  changesReminders,
   type PendingAppend,
 } from './persistence/batched-append';
 import {
@@ -64,6 +67,16 @@ function upsertAppend(withOutbox: boolean): string {
 
 const UPSERT_APPEND_OUTBOX = upsertAppend(true);
 const BATCHED_APPEND_OUTBOX = batchedAppend(true);
+const BATCHED_APPEND_REMINDERS = batchedAppend(false, true);
+const BATCHED_APPEND_OUTBOX_REMINDERS = batchedAppend(true, true);
+
+/** The batched append's variants by (outbox, reminders): prepared statement name and text. */
+const BATCHED: Record<string, readonly [string, string]> = {
+  'false,false': ['parley_batched_append', BATCHED_APPEND],
+  'true,false': ['parley_batched_append_outbox', BATCHED_APPEND_OUTBOX],
+  'false,true': ['parley_batched_append_reminders', BATCHED_APPEND_REMINDERS],
+  'true,true': ['parley_batched_append_outbox_reminders', BATCHED_APPEND_OUTBOX_REMINDERS],
+};
 
 /** All events (or the latest session) as one JSON array text, with the version read. */
 const READ_EVENTS = (latestSessionOnly: boolean): string => `
@@ -93,7 +106,9 @@ interface VersionRow {
 /**
  * TrackerStore on PostgreSQL. Every append is ONE statement: a data-modifying CTE that moves
  * the conversation row's end (handing out sequence numbers, row-locking concurrent writers)
- * and inserts the whole batch through `unnest`. Reads aggregate the events server-side into
+ * and inserts the whole batch through `unnest` — with the turns' reminder changes (table
+ * `reminder`, owned by the reminders module) when there are any, so events and reminders
+ * commit or fail together. Reads aggregate the events server-side into
  * one JSON array, so the client parses one string instead of thousands of rows.
  */
 @Injectable()
@@ -185,6 +200,7 @@ export class PostgresTrackerStore extends TrackerStore {
     conversationId: string,
     events: readonly EncodedEvent[],
     expected: StoreVersion | null,
+    reminders?: ReminderChanges,
   ): Promise<StoreVersion | null> {
     // Nothing to write: still only "unchanged" when the conversation is at `expected`.
     if (events.length === 0) return this.versionIfAt(conversationId, expected);
@@ -193,6 +209,7 @@ export class PostgresTrackerStore extends TrackerStore {
       rows: toEventRows(events),
       expected,
       traceparent: this.outbox.enabled ? this.outbox.currentTraceparent() : null,
+      reminders: reminders === undefined || noReminderChanges(reminders) ? null : reminders,
     });
   }
 
@@ -217,12 +234,11 @@ export class PostgresTrackerStore extends TrackerStore {
   private async writeBatch(batch: PendingAppend[]): Promise<void> {
     let rows: Array<VersionRow & { id: string }>;
     const outbox = this.outbox.enabled;
+    // Most turns change no reminder: their batches keep the statement without the reminder CTEs.
+    const reminders = changesReminders(batch);
+    const [name, text] = BATCHED[`${outbox},${reminders}`] as readonly [string, string];
     try {
-      rows = await this.prepared(
-        outbox ? 'parley_batched_append_outbox' : 'parley_batched_append',
-        outbox ? BATCHED_APPEND_OUTBOX : BATCHED_APPEND,
-        batchedAppendParams(batch, outbox),
-      );
+      rows = await this.prepared(name, text, batchedAppendParams(batch, outbox, reminders));
     } catch (error) {
       if (batch.length === 1 || isDatabaseUnavailable(error)) throw error;
       await Promise.all(batch.map((p) => this.writeBatch([p]).catch((e: unknown) => p.reject(e))));

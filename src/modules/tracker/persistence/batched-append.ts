@@ -1,4 +1,4 @@
-import { type StoreVersion } from 'src/core';
+import { entitiesKey, type ReminderChanges, type StoreVersion } from 'src/core';
 import { type EventRows } from './conversation-event.mapper';
 
 /** One conditional append waiting to be written. */
@@ -8,6 +8,8 @@ export interface PendingAppend {
   readonly expected: StoreVersion | null;
   /** The writing turn's W3C `traceparent` for its outbox row (null: not traced). */
   readonly traceparent: string | null;
+  /** The turn's reminder changes, written by the same statement (absent or null: none). */
+  readonly reminders?: ReminderChanges | null;
   resolve(version: StoreVersion | null): void;
   reject(error: unknown): void;
 }
@@ -22,6 +24,53 @@ const OUTBOX_ROWS = `, outbox AS (
     FROM done JOIN v ON v.id = done.id
     LEFT JOIN ROWS FROM (json_array_elements_text($16::json)) WITH ORDINALITY AS tp(t, k)
       ON tp.k = v.k
+  )`;
+
+/** Milliseconds since the epoch (a JSON number) as a timestamptz. */
+const TS = (ms: string): string => `to_timestamp(${ms} / 1000)`;
+
+/**
+ * The reminder changes of the turns written (`reminderChanges`), in the same statement as their
+ * events, so both commit or fail together; only for conversations in `done` (a refused append
+ * changes no reminder). `$a`: the deletions, one JSON object each — `{k, name}` (by name),
+ * `{k, intent, key}` (by intent and entities key, null: any) or `{k, before}` (kill_on_user_msg
+ * reminders set before a user message) — never of a name the turn schedules: `$b`, the
+ * reminders set, replace those rows (one statement must not change a row twice). Same upsert
+ * as the reminder store's `schedule`: a re-set reminder is pending again, its claim dropped.
+ * The rows to delete are looked up by key (`= ANY (ARRAY(…))`), as the conversations in
+ * BATCHED_APPEND: every turn with a user message deletes (kill_on_user_msg), and a join alone
+ * may be planned as a scan of the whole table.
+ */
+const reminderRows = (a: number, b: number): string => `, reminder_gone AS (
+    DELETE FROM reminder AS r
+    USING json_to_recordset($${a}::json) AS g(k int, name text, intent text, key text, before float8),
+      v, done
+    WHERE r.conversation_id = ANY (ARRAY(
+        SELECT u.id FROM v AS u JOIN json_to_recordset($${a}::json) AS h(k int) ON h.k = u.k))
+      AND v.k = g.k AND done.id = v.id AND r.conversation_id = v.id
+      AND CASE
+        WHEN g.name IS NOT NULL THEN r.name = g.name
+        WHEN g.before IS NOT NULL THEN r.kill_on_user_msg AND r.scheduled_at < g.before
+        ELSE (g.intent IS NULL OR r.intent = g.intent) AND (g.key IS NULL OR r.entities_key = g.key)
+      END
+      AND NOT EXISTS (
+        SELECT 1 FROM json_to_recordset($${b}::json) AS s(k int, name text)
+        WHERE s.k = g.k AND s.name = r.name)
+  ), reminder_set AS (
+    INSERT INTO reminder AS r (conversation_id, name, intent, entities, entities_key, trigger_at,
+      kill_on_user_msg, scheduled_at, output_channel, status, due_at)
+    SELECT v.id, s.name, s.intent, s.entities, s.key, ${TS('s.at')}, s.kill, s.scheduled_at,
+      s.channel, 'pending', ${TS('s.at')}
+    FROM json_to_recordset($${b}::json) AS s(k int, name text, intent text, entities jsonb,
+      key text, at float8, kill boolean, scheduled_at float8, channel text)
+    JOIN v ON v.k = s.k
+    JOIN done ON done.id = v.id
+    ON CONFLICT (conversation_id, name) DO UPDATE SET
+      intent = EXCLUDED.intent, entities = EXCLUDED.entities, entities_key = EXCLUDED.entities_key,
+      trigger_at = EXCLUDED.trigger_at, kill_on_user_msg = EXCLUDED.kill_on_user_msg,
+      scheduled_at = EXCLUDED.scheduled_at, output_channel = EXCLUDED.output_channel,
+      status = 'pending', due_at = EXCLUDED.due_at, claim_token = NULL, claimed_at = NULL,
+      attempts = 0, created_at = now()
   )`;
 
 /**
@@ -40,9 +89,11 @@ export const BATCHED_APPEND = batchedAppend(false);
 /**
  * BATCHED_APPEND, optionally also writing one `event_outbox` row per appended turn (the
  * conversation and its new `seq` range) in the same statement, hence the same transaction as
- * the events: the event broker's relay publishes exactly what was committed.
+ * the events: the event broker's relay publishes exactly what was committed; and optionally
+ * the turns' reminder changes (`withReminders`: two parameters more, after the outbox's).
  */
-export function batchedAppend(withOutbox: boolean): string {
+export function batchedAppend(withOutbox: boolean, withReminders = false): string {
+  const next = withOutbox ? 17 : 16;
   return `
   WITH v AS (
     SELECT x.id, x.gen::uuid, x.seq::int, x.n::int, x.first_ts::float8, x.last_ts::float8,
@@ -81,15 +132,20 @@ export function batchedAppend(withOutbox: boolean): string {
       AS x(k, o, t, ts, i, a, d)
     JOIN v ON v.k = x.k::int
     JOIN done ON done.id = v.id
-  )${withOutbox ? OUTBOX_ROWS : ''}
+  )${withOutbox ? OUTBOX_ROWS : ''}${withReminders ? reminderRows(next, next + 1) : ''}
   SELECT id, generation, last_seq FROM done`;
 }
 
 /**
  * The parameters of BATCHED_APPEND for a batch (conversation ids must be distinct); `outbox`:
- * for the variant that writes outbox rows (one parameter more, the traceparents).
+ * for the variant that writes outbox rows (one parameter more, the traceparents); `reminders`:
+ * for the variant that writes reminder changes (two more, after those).
  */
-export function batchedAppendParams(batch: readonly PendingAppend[], outbox = false): unknown[] {
+export function batchedAppendParams(
+  batch: readonly PendingAppend[],
+  outbox = false,
+  reminders = false,
+): unknown[] {
   const ids: string[] = [];
   const gens: Array<string | null> = [];
   const seqs: Array<number | null> = [];
@@ -146,7 +202,46 @@ export function batchedAppendParams(batch: readonly PendingAppend[], outbox = fa
     JSON.stringify(assistants),
   ];
   if (outbox) params.push(JSON.stringify(batch.map((p) => p.traceparent)));
+  if (reminders) params.push(...reminderParams(batch));
   return params;
+}
+
+/** Whether any write of the batch changes reminders. */
+export function changesReminders(batch: readonly PendingAppend[]): boolean {
+  return batch.some((p) => p.reminders != null);
+}
+
+/** The deletions and the reminders set of a batch, as the reminder CTEs read them. */
+function reminderParams(batch: readonly PendingAppend[]): [string, string] {
+  const gone: object[] = [];
+  const set: object[] = [];
+  batch.forEach((p, index) => {
+    const k = index + 1;
+    const changes = p.reminders;
+    if (changes == null) return;
+    for (const m of changes.cancel) {
+      if (m.name !== null) gone.push({ k, name: m.name });
+      else {
+        const key = m.entities === null ? null : entitiesKey(m.entities);
+        gone.push({ k, name: null, intent: m.intent, key });
+      }
+    }
+    if (changes.killedBefore !== null) gone.push({ k, name: null, before: changes.killedBefore });
+    for (const r of changes.schedule) {
+      set.push({
+        k,
+        name: r.name,
+        intent: r.intent,
+        entities: r.entities,
+        key: entitiesKey(r.entities),
+        at: r.triggerAt,
+        kill: r.killOnUserMessage,
+        scheduled_at: r.scheduledAt,
+        channel: r.outputChannel,
+      });
+    }
+  });
+  return [JSON.stringify(gone), JSON.stringify(set)];
 }
 
 /**
@@ -173,6 +268,7 @@ export class AppendBatcher {
         rows: pending.rows,
         expected: pending.expected,
         traceparent: pending.traceparent,
+        reminders: pending.reminders ?? null,
         resolve,
         reject,
       });
