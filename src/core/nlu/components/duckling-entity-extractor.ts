@@ -118,6 +118,23 @@ export function readDucklingAnswer(text: string, answer: unknown): DucklingMatch
   return out;
 }
 
+const warmed = new Set<string>();
+
+/**
+ * The recognizers build their models on first use (about half a second): done at training and
+ * load, once per culture, rather than in the first message's parse.
+ */
+function warmUp(culture: string, timeZone: string): void {
+  if (warmed.has(culture)) return;
+  warmed.add(culture);
+  builtinDuckling('at 5pm tomorrow, 3 pizzas for $20, the 2nd, 5 km, 70 degrees, 2 hours', {
+    culture,
+    timeZone,
+    referenceTime: 0,
+    dimensions: new Set(BUILTIN_DIMENSIONS),
+  });
+}
+
 /**
  * Rasa's DucklingEntityExtractor. With `url` it asks that Duckling server, as Rasa does (so a
  * parse with it is asynchronous: `TrainedNlu.parseAsync`); without, a built-in extractor answers
@@ -151,6 +168,7 @@ export class DucklingEntityExtractor implements NluComponent {
       const url = config.url;
       this.processAsync = (message, context) => this.askServer(url, message, context);
     } else {
+      warmUp(this.culture, this.timeZone);
       this.notice =
         `${NAME}: no 'url' configured, so no Duckling server is asked; Parley's built-in extractor ` +
         `answers ${BUILTIN_DIMENSIONS.join(', ')} (the first ${MAX_BUILTIN_CHARS} characters of a message)`;
