@@ -34,6 +34,8 @@ export interface DucklingMatch {
 export const MAX_BUILTIN_CHARS = 600;
 /** The text is read in windows of at most this many characters, cut at whitespace. */
 export const BUILTIN_WINDOW_CHARS = 80;
+/** A window with more numbers than this is read for numbers, ordinals and sequences only. */
+export const MAX_NUMBERS_PER_WINDOW = 6;
 
 const CULTURES: Readonly<Record<string, string>> = {
   en: 'en-us',
@@ -290,12 +292,16 @@ function recognizeWindow(text: string, options: BuiltinOptions): DucklingMatch[]
   };
   const res = (r: RecognizerResult): Record<string, unknown> => r.resolution ?? {};
 
+  const numbers = Recognizers.recognizeNumber(text, culture);
   if (wants('number')) {
-    for (const r of Recognizers.recognizeNumber(text, culture)) {
+    for (const r of numbers) {
       const v = num(res(r)['value']);
       push(r, 'number', v === null ? null : { value: v, type: 'value' });
     }
   }
+  // The unit and date/time recognizers slow down with every number in the text: a window dense
+  // with numbers (a list, or hostile input) is read for numbers, ordinals and sequences only.
+  const dense = numbers.length > MAX_NUMBERS_PER_WINDOW;
   if (wants('ordinal')) {
     for (const r of Recognizers.recognizeOrdinal(text, culture)) {
       const v = num(res(r)['value']);
@@ -303,7 +309,7 @@ function recognizeWindow(text: string, options: BuiltinOptions): DucklingMatch[]
       push(r, 'ordinal', v === null || v < 1 ? null : { value: v, type: 'value' });
     }
   }
-  if (wants('amount-of-money')) {
+  if (!dense && wants('amount-of-money')) {
     for (const r of Recognizers.recognizeCurrency(text, culture)) {
       const v = num(res(r)['value']);
       const iso = res(r)['isoCurrency'];
@@ -311,21 +317,21 @@ function recognizeWindow(text: string, options: BuiltinOptions): DucklingMatch[]
       push(r, 'amount-of-money', v === null ? null : { value: v, type: 'value', unit });
     }
   }
-  if (wants('distance')) {
+  if (!dense && wants('distance')) {
     for (const r of Recognizers.recognizeDimension(text, culture)) {
       const v = num(res(r)['value']);
       const unit = DISTANCE_UNITS[String(res(r)['unit'])];
       push(r, 'distance', v === null || !unit ? null : { value: v, type: 'value', unit });
     }
   }
-  if (wants('temperature')) {
+  if (!dense && wants('temperature')) {
     for (const r of Recognizers.recognizeTemperature(text, culture)) {
       const v = num(res(r)['value']);
       const unit = TEMPERATURE_UNITS[String(res(r)['unit'])] ?? 'degree';
       push(r, 'temperature', v === null ? null : { value: v, type: 'value', unit });
     }
   }
-  if (wants('time') || wants('duration')) {
+  if (!dense && (wants('time') || wants('duration'))) {
     const ref = new Date(options.referenceTime);
     const wall = wallClock(options.referenceTime, options.timeZone);
     // The recognizers read the reference date's local fields: give them the zone's wall clock.

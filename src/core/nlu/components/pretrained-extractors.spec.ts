@@ -157,6 +157,13 @@ describe('DucklingEntityExtractor without a url (built in)', () => {
     expect(spans[spans.length - 1]?.end).toBeLessThanOrEqual(MAX_BUILTIN_CHARS);
   });
 
+  it('reads a window dense with numbers for numbers only', () => {
+    const dense = nlu.parse('1 2 3 4 5 6 7 tomorrow at 5pm', { referenceTime: REF }).entities;
+    expect(dense.map((e) => e.entity)).toEqual(Array(7).fill('number'));
+    const sparse = nlu.parse('1 2 3 tomorrow at 5pm', { referenceTime: REF }).entities;
+    expect(sparse.map((e) => e.entity)).toEqual(['number', 'number', 'number', 'time']);
+  });
+
   it('offsets are code points in the parse result', () => {
     const r = nlu.parse('😀 I want 3', { referenceTime: REF });
     expect(r.entities[0]).toMatchObject({ start: 9, end: 10, value: 3 });
