@@ -436,24 +436,22 @@ function timeValue(
   for (const v of values) {
     const timex = typeof v['timex'] === 'string' ? v['timex'] : '';
     const grain = grainOf(timex.replace(/^\(|\)$/g, '').split(',')[0] ?? timex);
-    const at = (text: unknown): TimeValue | null => {
+    /** A time on or after `after` when it is a bare time of day ("at 5pm": its next occurrence). */
+    const at = (text: unknown, after: number): TimeValue | null => {
       if (typeof text !== 'string') return null;
       let w = readWall(text, ref);
       if (w === null) return null;
-      // A bare time ("at 5pm") is its next occurrence.
-      if (/^\d{2}:\d{2}/.test(text.trim()) && instantOf(w, timeZone) < refInstant - 1000) {
-        w = addDays(w, 1);
-      }
-      const instant = instantOf(w, timeZone);
-      return { value: ducklingTime(w, timeZone), grain, instant };
+      if (/^\d{2}:\d{2}/.test(text.trim()) && instantOf(w, timeZone) < after) w = addDays(w, 1);
+      return { value: ducklingTime(w, timeZone), grain, instant: instantOf(w, timeZone) };
     };
     const isRange = kind.endsWith('range') && timex.startsWith('(');
     if (isRange || (kind.endsWith('range') && /T(MO|AF|EV|NI|DT)$/.test(timex))) {
-      const from = at(v['start']);
-      const to = at(v['end']);
+      const from = at(v['start'], refInstant - 1000);
+      // A range of times of day ends after it starts ("from 10pm to 2am" ends the next day).
+      const to = from === null ? null : at(v['end'], from.instant);
       if (from) candidates.push({ from, to });
     } else {
-      const from = at(v['value'] ?? v['start']);
+      const from = at(v['value'] ?? v['start'], refInstant - 1000);
       if (from) candidates.push({ from, to: null });
     }
   }

@@ -95,6 +95,16 @@ describe('DucklingEntityExtractor without a url (built in)', () => {
       from: '2026-11-30T15:00:00.000+00:00',
     });
     expect(time?.additional_info).toMatchObject({ type: 'interval' });
+    // Times of day: the range's next occurrence, ending after it starts.
+    const late = Date.UTC(2026, 10, 29, 15, 0, 0);
+    expect(nlu.parse('from 2pm to 4pm', { referenceTime: late }).entities[0]?.value).toEqual({
+      to: '2026-11-30T16:00:00.000+00:00',
+      from: '2026-11-30T14:00:00.000+00:00',
+    });
+    expect(nlu.parse('from 10pm to 2am', { referenceTime: REF }).entities[0]?.value).toEqual({
+      to: '2026-11-30T02:00:00.000+00:00',
+      from: '2026-11-29T22:00:00.000+00:00',
+    });
   });
 
   it('answers the other dimensions with Duckling’s names and units', () => {
