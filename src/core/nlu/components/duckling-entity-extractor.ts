@@ -149,12 +149,17 @@ export class DucklingEntityExtractor implements NluComponent {
   private readonly culture: string;
   private readonly timeZone: string;
   private readonly builtinDims: ReadonlySet<string>;
+  /** The server asked: `RASA_DUCKLING_HTTP_URL` when set (as in Rasa), else `url`. */
+  readonly url: string | null;
   readonly processAsync?: (message: NluMessage, context: ParseContext) => Promise<void>;
 
   constructor(
     readonly config: DucklingConfig,
     private readonly language: string,
+    env: Readonly<Record<string, string | undefined>> = process.env,
   ) {
+    const fromEnv = env['RASA_DUCKLING_HTTP_URL'];
+    this.url = fromEnv !== undefined && fromEnv !== '' ? fromEnv : config.url;
     this.culture = recognizerCulture(config.locale, language) ?? 'en-us';
     this.timeZone =
       config.timezone !== null && isTimeZone(config.timezone) ? config.timezone : 'UTC';
@@ -163,14 +168,14 @@ export class DucklingEntityExtractor implements NluComponent {
     this.builtinDims = new Set(
       BUILTIN_DIMENSIONS.filter((d) => wanted === null || wanted.includes(d)),
     );
-    if (config.url !== null) {
+    const url = this.url;
+    if (url !== null) {
       this.notice = null;
-      const url = config.url;
       this.processAsync = (message, context) => this.askServer(url, message, context);
     } else {
       warmUp(this.culture, this.timeZone);
       this.notice =
-        `${NAME}: no 'url' configured, so no Duckling server is asked; Parley's built-in extractor ` +
+        `${NAME}: no 'url' configured (nor RASA_DUCKLING_HTTP_URL), so no Duckling server is asked; Parley's built-in extractor ` +
         `answers ${BUILTIN_DIMENSIONS.join(', ')} (the first ${MAX_BUILTIN_CHARS} characters of a message)`;
     }
   }
@@ -193,7 +198,7 @@ export class DucklingEntityExtractor implements NluComponent {
 
   /** What the built-in extractor cannot honour. */
   private configWarnings(): string[] {
-    if (this.config.url !== null) return [];
+    if (this.url !== null) return [];
     const out: string[] = [];
     const unknown = (this.config.dimensions ?? []).filter((d) => !BUILTIN_DIMENSIONS.includes(d));
     if (unknown.length > 0) {
@@ -214,7 +219,7 @@ export class DucklingEntityExtractor implements NluComponent {
 
   /** The built-in extractor; with a server, nothing here (`processAsync` asks it). */
   process(message: NluMessage): void {
-    if (this.config.url !== null || this.builtinDims.size === 0 || message.text.trim() === '') {
+    if (this.url !== null || this.builtinDims.size === 0 || message.text.trim() === '') {
       return;
     }
     const matches = builtinDuckling(message.text, {

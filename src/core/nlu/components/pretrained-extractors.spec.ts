@@ -365,6 +365,26 @@ describe('DucklingEntityExtractor with a url (a Duckling server)', () => {
     expect(r.entities[0]).toMatchObject({ start: 3, end: 4, value: 3 });
   });
 
+  it('RASA_DUCKLING_HTTP_URL names the server, over the url or without one (as in Rasa)', async () => {
+    const saved = process.env['RASA_DUCKLING_HTTP_URL'];
+    process.env['RASA_DUCKLING_HTTP_URL'] = url;
+    try {
+      const nlu = await train({ name: 'DucklingEntityExtractor' });
+      expect(nlu.needsAsync).toBe(true);
+      expect(nlu.notices).toEqual([]);
+      answer = () => ({
+        status: 200,
+        body: JSON.stringify([
+          { body: '9', start: 0, end: 1, dim: 'number', value: { value: 9, type: 'value' } },
+        ]),
+      });
+      expect((await nlu.parseAsync('9')).entities.map((e) => e.value)).toEqual([9]);
+    } finally {
+      if (saved === undefined) delete process.env['RASA_DUCKLING_HTTP_URL'];
+      else process.env['RASA_DUCKLING_HTTP_URL'] = saved;
+    }
+  });
+
   it('ducklingValue follows Rasa’s extract_value', () => {
     expect(ducklingValue({ value: 5, type: 'value' })).toBe(5);
     expect(ducklingValue({ type: 'interval', to: { value: 'b' } })).toEqual({
