@@ -93,7 +93,12 @@ const DURATION_UNITS: ReadonlyArray<readonly [string, string, number]> = [
 
 /** Splits `[0, limit)` of the text into windows of at most `size` characters, cut at whitespace. */
 export function windows(text: string, limit: number, size: number): Span[] {
-  const end = Math.min(text.length, limit);
+  let end = Math.min(text.length, limit);
+  // A text cut at the limit ends at a whitespace: "1234" is not read as "12".
+  if (end < text.length && !/\s/.test(text[end] ?? '')) {
+    const cut = Math.max(text.lastIndexOf(' ', end), text.lastIndexOf('\n', end));
+    if (cut > 0) end = cut;
+  }
   const out: Span[] = [];
   let start = 0;
   while (start < end) {

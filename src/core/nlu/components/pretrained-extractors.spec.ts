@@ -157,11 +157,13 @@ describe('DucklingEntityExtractor without a url (built in)', () => {
   it('reads at most the first characters of a message, in windows', () => {
     const long = `${'blah '.repeat(200)} 42 pizzas`;
     expect(nlu.parse(long, { referenceTime: REF }).entities).toEqual([]);
-    const cuts = windows('aaaa bbbb cccc dddd', 12, 10);
-    expect(cuts).toEqual([
+    expect(windows('aaaa bbbb cccc dddd', 19, 10)).toEqual([
       { start: 0, end: 9 },
-      { start: 10, end: 12 },
+      { start: 10, end: 19 },
     ]);
+    // Cut at the limit, the text ends at a whitespace rather than inside a word.
+    expect(windows('aaaa bbbb cccc dddd', 12, 10)).toEqual([{ start: 0, end: 9 }]);
+    expect(nlu.parse(`${'x '.repeat(299)}1234`, { referenceTime: REF }).entities).toEqual([]);
     const spans = windows('x '.repeat(1000), MAX_BUILTIN_CHARS, BUILTIN_WINDOW_CHARS);
     expect(spans.every((s) => s.end - s.start <= BUILTIN_WINDOW_CHARS)).toBe(true);
     expect(spans[spans.length - 1]?.end).toBeLessThanOrEqual(MAX_BUILTIN_CHARS);
