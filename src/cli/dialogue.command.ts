@@ -9,6 +9,7 @@ import {
   DialogueStateTracker,
   evaluateStories,
   parseText,
+  parseTextAwaitable,
   readStoriesYaml,
   startSession,
   trainingTrackers,
@@ -187,6 +188,7 @@ export async function shell(
     warn: (m) => log(`warning: ${m}`),
   });
   log(`Model loaded from ${path}. Type a message and press enter (end with /stop or Ctrl-D).`);
+  for (const notice of assistant.nlu?.notices ?? []) log(`warning: ${notice}`);
   if (!assistant.policies) {
     log('warning: the model has no dialogue policies; messages are only parsed.');
   }
@@ -204,7 +206,9 @@ export async function shell(
       tracker,
       {
         text,
-        parseData: parseText(assistant.nlu, text) as unknown as JsonObject,
+        parseData: (await parseTextAwaitable(assistant.nlu, text, {
+          onWarning: (m) => log(`warning: ${m}`),
+        })) as unknown as JsonObject,
         inputChannel: 'cmdline',
         messageId: null,
       },

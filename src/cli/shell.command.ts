@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { type Readable, type Writable } from 'node:stream';
-import { parseText } from 'src/core';
+import { parseTextAwaitable } from 'src/core';
 import { loadCliNlu } from './test.command';
 
 /** Options of `parley shell nlu`, as commander hands them over. */
@@ -20,10 +20,12 @@ export async function shellNlu(
 ): Promise<void> {
   const { path, nlu } = await loadCliNlu(opts.model);
   log(`NLU model loaded from ${path}. Type a message and press enter (end with Ctrl-D).`);
+  for (const notice of nlu.notices) log(`warning: ${notice}`);
   const lines = createInterface({ input, terminal: false, crlfDelay: Infinity });
   for await (const line of lines) {
     const text = line.trim();
     if (text === '') continue;
-    output.write(`${JSON.stringify(parseText(nlu, text))}\n`);
+    const parsed = await parseTextAwaitable(nlu, text, { onWarning: log });
+    output.write(`${JSON.stringify(parsed)}\n`);
   }
 }

@@ -283,7 +283,7 @@ export {
   type OutputChannelFactory,
 } from 'src/core/runtime/output-channel-directory';
 export { OutputDelivery } from 'src/core/runtime/output-delivery';
-export { parseText, type ParseData } from 'src/core/runtime/parse-text';
+export { parseText, parseTextAwaitable, type ParseData } from 'src/core/runtime/parse-text';
 export {
   NO_REMINDER_CHANGES,
   noReminderChanges,

@@ -14,8 +14,8 @@ import type { TestActionServer } from 'test/utils/action-server';
  * example's list is refused with utter_wrong_cuisine and asked again), conditional from_intent
  * and from_text mappings, and the submit rule. Its config trains DIET for 1 epoch, too little
  * to understand free text: the suite trains DIET for MAX_EPOCHS. Its DucklingEntityExtractor
- * is left out by Parley (with a warning; the url is never called), so the number of people is
- * given as an entity in the message, as a button payload would.
+ * asks `localhost:8000`, where no Duckling server runs here (a warning, no entities), so the
+ * number of people is given as an entity in the message, as a button payload would.
  */
 describe('compat: formbot', () => {
   let actions: TestActionServer;

@@ -49,8 +49,8 @@ describe('compat: reminderbot', () => {
     expect(await sayCallback(bot, id, 'hello')).toEqual([
       { recipient_id: id, text: 'What can I do for you?' },
     ]);
-    // The example's SpacyEntityExtractor (PERSON) needs spaCy; the entity is given in the
-    // message, as a button payload would.
+    // The example's SpacyEntityExtractor (PERSON) runs Parley's rule-based substitute; the
+    // entity is given in the message, as a button payload would, to depend on neither.
     expect(await sayCallback(bot, id, '/ask_remind_call{"PERSON": "John"}')).toEqual([
       { recipient_id: id, text: `I will remind you in ${REMINDER_SECONDS} seconds.` },
     ]);

@@ -11,8 +11,22 @@ export interface NluComponent {
   readonly name: string;
   /** `training` is true while the pipeline featurizes its own training data. */
   process(message: NluMessage, training?: boolean): void;
+  /**
+   * Components that wait on I/O (a Duckling server) run this instead of `process` when the
+   * pipeline parses asynchronously (`TrainedNlu.parseAsync`); a pipeline without one parses
+   * synchronously.
+   */
+  readonly processAsync?: (message: NluMessage, context: ParseContext) => Promise<void>;
+  /** Said at training and at load: a substitute answers in place of what Rasa would run. */
+  readonly notice?: string | null;
   /** Plain-JSON state (weights base64-encoded); `null` for stateless components. */
   toJSON(): unknown;
+}
+
+/** What an asynchronous parse hands its components. */
+export interface ParseContext {
+  /** A failure that does not stop the parse (an unreachable Duckling server). */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** Where a stage sits in the pipeline: 0-based `index` of `total` components. */
@@ -26,6 +40,8 @@ export type ProgressCallback = (stage: string, fraction: number, step: ProgressS
 
 export interface TrainContext {
   readonly data: NluTrainingData;
+  /** The model's language (config.yml `language`). */
+  readonly language?: string;
   /** Training messages, already processed by every earlier component. */
   readonly messages: TrainingMessage[];
   readonly seed: number;

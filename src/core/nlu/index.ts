@@ -27,5 +27,6 @@ export {
   loadNlu,
   resolvePipeline,
   trainNlu,
+  type NluParseOptions,
   type TrainNluOptions,
 } from 'src/core/nlu/pipeline';

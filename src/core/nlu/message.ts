@@ -36,7 +36,13 @@ export interface ParsedEntity {
   entity: string;
   start: number;
   end: number;
+  /** The matched text (Duckling's `body`). */
+  text?: string;
   value: unknown;
+  /** Pretrained extractors' confidence: 1.0 for Duckling, null for spaCy. */
+  confidence?: number | null;
+  /** Duckling's whole value object. */
+  additional_info?: unknown;
   confidence_entity?: number;
   role?: string;
   confidence_role?: number;
@@ -73,6 +79,8 @@ export interface ResponseSelectorOutput {
 /** The working state of a message as it flows through the pipeline. */
 export interface NluMessage {
   readonly text: string;
+  /** Reference time of the message in ms since the epoch ("tomorrow" is relative to it). */
+  readonly time?: number | undefined;
   tokens: Token[];
   features: FeatureBlock[];
   /** Per token: regex/lookup names that matched it (RegexFeaturizer), for CRF `pattern` features. */
@@ -88,9 +96,10 @@ export interface TrainingMessage extends NluMessage {
   readonly example: NluExample;
 }
 
-export function newMessage(text: string): NluMessage {
+export function newMessage(text: string, time?: number): NluMessage {
   return {
     text,
+    time,
     tokens: [],
     features: [],
     patterns: [],

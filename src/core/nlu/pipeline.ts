@@ -2,12 +2,14 @@ import { DialogueError } from 'src/core/errors/dialogue-error';
 import { isCommandGenerator } from 'src/core/flows/command-generators';
 import {
   type NluComponent,
+  type ParseContext,
   type ProgressCallback,
   type TrainContext,
 } from 'src/core/nlu/component';
 import { CountVectorsFeaturizer } from 'src/core/nlu/components/count-vectors-featurizer';
 import { CRFEntityExtractor } from 'src/core/nlu/components/crf-entity-extractor';
 import { DIETClassifier } from 'src/core/nlu/components/diet-classifier';
+import { DucklingEntityExtractor } from 'src/core/nlu/components/duckling-entity-extractor';
 import { LexicalSyntacticFeaturizer } from 'src/core/nlu/components/lexical-syntactic-featurizer';
 import { RegexEntityExtractor, RegexFeaturizer } from 'src/core/nlu/components/regex-featurizer';
 import { ResponseSelector } from 'src/core/nlu/components/response-selector';
@@ -16,6 +18,7 @@ import {
   FallbackClassifier,
   KeywordIntentClassifier,
 } from 'src/core/nlu/components/simple-components';
+import { SpacyEntityExtractor } from 'src/core/nlu/components/spacy-entity-extractor';
 import {
   WHITESPACE_TOKENIZER_DEFAULTS,
   WhitespaceTokenizer,
@@ -98,6 +101,18 @@ const REGISTRY: Readonly<Record<string, ComponentDefinition>> = {
     train: (p, c) => RegexEntityExtractor.train(p, c),
     load: (p, s) => RegexEntityExtractor.load(p, s),
   },
+  /** A Duckling server when `url` is set (parsing is then asynchronous), else built in. */
+  DucklingEntityExtractor: {
+    kind: 'extractor',
+    train: (p, c) => DucklingEntityExtractor.train(p, c),
+    load: (p, s) => DucklingEntityExtractor.load(p, s),
+  },
+  /** A rule-based substitute for spaCy's named entities (PERSON, GPE, ORG). */
+  SpacyEntityExtractor: {
+    kind: 'extractor',
+    train: (p, c) => SpacyEntityExtractor.train(p, c),
+    load: (p, s) => SpacyEntityExtractor.load(p, s),
+  },
   EntitySynonymMapper: {
     kind: 'processor',
     train: (p, c) => EntitySynonymMapper.train(p, c),
@@ -115,12 +130,14 @@ const REGISTRY: Readonly<Record<string, ComponentDefinition>> = {
   },
 };
 
-/** Rasa components that need Python models or services; `substituteUnsupported` maps them. */
+/**
+ * Rasa components that need Python models or services; `substituteUnsupported` maps them
+ * (Rasa 2's DucklingHTTPExtractor is the DucklingEntityExtractor of Rasa 3).
+ */
 const UNSUPPORTED: Readonly<Record<string, string | null>> = {
   SpacyNLP: null,
   SpacyTokenizer: 'WhitespaceTokenizer',
   SpacyFeaturizer: null,
-  SpacyEntityExtractor: null,
   MitieNLP: null,
   MitieTokenizer: 'WhitespaceTokenizer',
   MitieFeaturizer: null,
@@ -133,8 +150,7 @@ const UNSUPPORTED: Readonly<Record<string, string | null>> = {
   LanguageModelFeaturizer: null,
   ConveRTTokenizer: 'WhitespaceTokenizer',
   ConveRTFeaturizer: null,
-  DucklingEntityExtractor: null,
-  DucklingHTTPExtractor: null,
+  DucklingHTTPExtractor: 'DucklingEntityExtractor',
 };
 
 /** Names of the components Parley can train. */
@@ -282,6 +298,14 @@ export function resolvePipeline(
   return out;
 }
 
+/** Components that read the text itself, not tokens: they need no tokenizer before them. */
+const READS_RAW_TEXT: ReadonlySet<string> = new Set([
+  'KeywordIntentClassifier',
+  'RegexEntityExtractor',
+  'DucklingEntityExtractor',
+  'SpacyEntityExtractor',
+]);
+
 function validateOrder(pipeline: readonly ComponentConfig[]): void {
   let tokenizerSeen = false;
   let intentSeen = false;
@@ -296,11 +320,7 @@ function validateOrder(pipeline: readonly ComponentConfig[]): void {
         );
       }
       tokenizerSeen = true;
-    } else if (
-      !tokenizerSeen &&
-      c.name !== 'KeywordIntentClassifier' &&
-      c.name !== 'RegexEntityExtractor'
-    ) {
+    } else if (!tokenizerSeen && !READS_RAW_TEXT.has(c.name)) {
       throw new DialogueError(
         'NLU.INVALID_PIPELINE',
         `pipeline entry ${i + 1}: '${c.name}' needs a tokenizer (e.g. WhitespaceTokenizer) before it`,
@@ -320,29 +340,68 @@ function yieldNow(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Options of a parse. */
+export interface NluParseOptions extends ParseOptions, ParseContext {
+  /** Reference time in ms since the epoch (Duckling's `reftime`); default now. */
+  readonly referenceTime?: number;
+}
+
 /** A trained NLU pipeline: parses text and serialises to plain JSON. */
 export class TrainedNlu {
+  /**
+   * True when a component waits on I/O (DucklingEntityExtractor with a `url`): `parseAsync`
+   * then asks it, while `parse` and `process` leave its entities out. Every other pipeline
+   * parses synchronously.
+   */
+  readonly needsAsync: boolean;
+
   constructor(
     private readonly steps: readonly PipelineStep[],
     readonly language: string,
     readonly warnings: readonly string[],
-  ) {}
+  ) {
+    this.needsAsync = steps.some((s) => s.component.processAsync !== undefined);
+  }
 
   /** Component names in pipeline order. */
   get componentNames(): string[] {
     return this.steps.map((s) => s.config.name);
   }
 
-  /** Runs the pipeline and returns the message state (for evaluation and tests). */
-  process(text: string): NluMessage {
-    const message = newMessage(text);
+  /** What answers in place of Rasa's components (built-in Duckling, the spaCy substitute), to log at load. */
+  get notices(): string[] {
+    return this.steps.flatMap((s) => (s.component.notice ? [s.component.notice] : []));
+  }
+
+  /**
+   * Runs the pipeline and returns the message state (for evaluation and tests). Components that
+   * wait on I/O are left out (see `needsAsync`).
+   */
+  process(text: string, referenceTime?: number): NluMessage {
+    const message = newMessage(text, referenceTime);
     for (const step of this.steps) step.component.process(message);
     return message;
   }
 
-  /** Rasa `/model/parse` shape. */
-  parse(text: string, options: ParseOptions = {}): ParseResult {
-    return toParseResult(this.process(text), options);
+  /** Runs the pipeline, awaiting the components that wait on I/O. */
+  async processAsync(text: string, options: NluParseOptions = {}): Promise<NluMessage> {
+    const message = newMessage(text, options.referenceTime);
+    for (const step of this.steps) {
+      const component = step.component;
+      if (component.processAsync !== undefined) await component.processAsync(message, options);
+      else component.process(message);
+    }
+    return message;
+  }
+
+  /** Rasa `/model/parse` shape, synchronously (see `needsAsync`). */
+  parse(text: string, options: NluParseOptions = {}): ParseResult {
+    return toParseResult(this.process(text, options.referenceTime), options);
+  }
+
+  /** Rasa `/model/parse` shape, with every component (a Duckling server is asked). */
+  async parseAsync(text: string, options: NluParseOptions = {}): Promise<ParseResult> {
+    return toParseResult(await this.processAsync(text, options), options);
   }
 
   /** Extractor names (for entity evaluation). */
@@ -386,6 +445,7 @@ export async function trainNlu(
   const steps: PipelineStep[] = [];
   const onProgress = options.onProgress;
   const total = pipeline.length;
+  const language = config.language;
   for (let i = 0; i < pipeline.length; i++) {
     const config = pipeline[i];
     if (!config) continue;
@@ -396,6 +456,7 @@ export async function trainNlu(
     report(0);
     const ctx: TrainContext = {
       data,
+      language,
       messages,
       seed: options.seed ?? 42,
       responses,

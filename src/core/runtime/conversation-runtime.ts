@@ -42,7 +42,7 @@ import {
 import { requireConversationId } from './conversation-id';
 import { type ConversationReader } from './conversation-reader';
 import { type OutputChannelDirectory } from './output-channel-directory';
-import { parseText } from './parse-text';
+import { parseTextAwaitable } from './parse-text';
 import { reminderChanges, setsKillableReminder } from './reminder-changes';
 import { type DueReminder, firedReminderMark, isFiredMark } from './reminder-scheduler';
 import {
@@ -164,6 +164,11 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     this.cache = new SessionCache(deps.options.cacheSize, deps.options.cacheBytes);
   }
 
+  /** A Duckling server that fails is logged; the message is parsed on without its entities. */
+  private readonly nluParseOptions = {
+    onWarning: (message: string): void => this.log.warn(message),
+  };
+
   // --- Turns -------------------------------------------------------------------------------
 
   /** MessageHandler: one user message end to end; the answers go to `message.output`. */
@@ -178,7 +183,8 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       return;
     }
     const text = message.text ?? '';
-    const parseData = (message.parseData ?? parseText(assistant.nlu, text)) as JsonObject;
+    const parseData = (message.parseData ??
+      (await parseTextAwaitable(assistant.nlu, text, this.nluParseOptions))) as JsonObject;
     const messageId = message.messageId ?? randomUUID().replace(/-/g, '');
     const delivery: Delivery = {
       output: message.output,
@@ -340,7 +346,10 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     const text = command.text;
     const messageId = command.messageId ?? randomUUID().replace(/-/g, '');
     const parseData =
-      command.parseData ?? (assistant.nlu ? parseText(assistant.nlu, text) : parseWithRegex(text));
+      command.parseData ??
+      (assistant.nlu
+        ? await parseTextAwaitable(assistant.nlu, text, this.nluParseOptions)
+        : parseWithRegex(text));
     const posted: Record<string, unknown> = {
       event: 'user',
       metadata: stamp(assistant),

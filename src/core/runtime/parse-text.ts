@@ -1,5 +1,5 @@
 import { parseWithRegex } from 'src/core/interpreter/regex-interpreter';
-import { type ParseResult, type TrainedNlu } from 'src/core/nlu';
+import { type NluParseOptions, type ParseResult, type TrainedNlu } from 'src/core/nlu';
 
 /** What a parse answers: the NLU's ParseResult, or the `/intent{…}` shortcut's data. */
 export type ParseData = ParseResult | ReturnType<typeof parseWithRegex>;
@@ -10,6 +10,27 @@ export type ParseData = ParseResult | ReturnType<typeof parseWithRegex>;
  * NLU (a domain or core-only model) the intent is null with confidence 0.
  */
 export function parseText(nlu: TrainedNlu | undefined, text: string): ParseData {
+  return bypass(nlu, text) ?? (nlu as TrainedNlu).parse(text);
+}
+
+/**
+ * `parseText` with every NLU component: a pipeline that asks a server (DucklingEntityExtractor
+ * with a `url`) answers a promise; any other parses synchronously, with no promise made. The
+ * runtime and `/model/parse` parse with this.
+ */
+export function parseTextAwaitable(
+  nlu: TrainedNlu | undefined,
+  text: string,
+  options: NluParseOptions = {},
+): ParseData | Promise<ParseData> {
+  const early = bypass(nlu, text);
+  if (early !== null) return early;
+  const model = nlu as TrainedNlu;
+  return model.needsAsync ? model.parseAsync(text, options) : model.parse(text, options);
+}
+
+/** The `/intent{…}` shortcut, or the empty parse without an NLU; null: the NLU parses. */
+function bypass(nlu: TrainedNlu | undefined, text: string): ParseData | null {
   if (text.trim().startsWith('/')) {
     const shortcut = parseWithRegex(text);
     if (shortcut.intent.name !== undefined) return shortcut;
@@ -23,5 +44,5 @@ export function parseText(nlu: TrainedNlu | undefined, text: string): ParseData 
       intent_ranking: [],
     };
   }
-  return nlu.parse(text);
+  return null;
 }

@@ -18,13 +18,20 @@ export class ModelController {
    */
   @Post('parse')
   @UseGuards(ModelLoadedGuard)
-  parse(@Req() req: Request, @Res() res: Response): void {
+  parse(@Req() req: Request, @Res() res: Response): void | Promise<void> {
     const body: unknown = req.body;
     const command = parseCommand(body, req.query.emulation_mode, this.config.http.maxTextLength);
-    const json = JSON.stringify(this.models.parse(command));
-    res.statusCode = 200;
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(json));
-    res.end(json);
+    const answer = this.models.parse(command);
+    // Only a pipeline that asks a server (Duckling) answers a promise.
+    if (answer instanceof Promise) return answer.then((a) => send(res, a));
+    send(res, answer);
   }
+}
+
+function send(res: Response, answer: unknown): void {
+  const json = JSON.stringify(answer);
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DialogueError, parseForModelRoute, requireUserText } from 'src/core';
 import { ServedModel } from 'src/modules/model/served-model';
 import { emulate, type EmulationMode, emulationModeParam } from './emulators';
@@ -6,15 +6,22 @@ import { emulate, type EmulationMode, emulationModeParam } from './emulators';
 /** Operations on the loaded model (`/model/…`). */
 @Injectable()
 export class ModelService {
+  private readonly logger = new Logger(ModelService.name);
+  private readonly parseOptions = { onWarning: (message: string) => this.logger.warn(message) };
+
   constructor(private readonly assistants: ServedModel) {}
 
   /**
    * `POST /model/parse`: NLU results only; nothing is stored, no action runs. A CALM assistant
    * answers `commands` as Rasa Pro does (no command generator runs; see parseForModelRoute).
+   * A promise only when the pipeline asks a server (DucklingEntityExtractor with a `url`).
    */
   parse(command: ParseCommand): unknown {
     const assistant = this.assistants.require();
-    return emulate(command.emulationMode, parseForModelRoute(assistant, command.text));
+    const parsed = parseForModelRoute(assistant, command.text, this.parseOptions);
+    return parsed instanceof Promise
+      ? parsed.then((p) => emulate(command.emulationMode, p))
+      : emulate(command.emulationMode, parsed);
   }
 }
 

@@ -156,6 +156,8 @@ export class ModelStore {
       { modelId: assistant.modelId, modelFile: assistant.modelFile, source },
       'model loaded',
     );
+    // What answers in place of Rasa's components (built-in Duckling, the spaCy substitute).
+    for (const notice of assistant.nlu?.notices ?? []) this.logger.warn(notice);
   }
 
   unload(): void {
