@@ -367,8 +367,8 @@ export class SoftmaxModel {
         loss /= heldOut.length;
       }
       if (o.onEpoch) await o.onEpoch(epoch, loss);
-      // Held-out epochs cost a pass over the held-out rows, so a plateau there is judged within
-      // 3 epochs (at most the configured patience); the tolerance is the configured one.
+      // On held-out data (large training sets) a plateau is judged within 3 epochs at most, with
+      // the configured tolerance; the best epoch's weights are restored below.
       const patience = heldOut.length ? Math.min(o.patience, 3) : o.patience;
       if (loss < best * (1 - o.tolerance)) {
         best = loss;
@@ -377,7 +377,7 @@ export class SoftmaxModel {
         else if (snapshot) snapshot.clear();
       } else if (++stale >= patience) break;
     }
-    // Stopped on a plateau: the weights of the best epoch, not of the last one tried.
+    // The weights of the best held-out epoch, not those of the last epoch tried.
     snapshot?.restore(this);
   }
 
