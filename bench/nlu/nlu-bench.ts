@@ -287,8 +287,17 @@ async function runNlpJs(
   };
 }
 
-/** Seeded synthetic corpus: 150 intents × 100 utterances, some with a `city` entity. */
-export function syntheticCorpus(intents = 150, perIntent = 100, seed = 7): NluTrainingData {
+/**
+ * Seeded synthetic corpus: 150 intents × 100 utterances, some with a `city` entity; then
+ * `noise` utterances of intent `oos` made of the same openers and filler words without any
+ * intent's key words (the intents above are the same with or without them).
+ */
+export function syntheticCorpus(
+  intents = 150,
+  perIntent = 100,
+  seed = 7,
+  noise = 0,
+): NluTrainingData {
   let s = seed >>> 0;
   const rnd = (): number => {
     s = (s + 0x6d2b79f5) >>> 0;
@@ -349,6 +358,10 @@ export function syntheticCorpus(intents = 150, perIntent = 100, seed = 7): NluTr
       }
       examples.push({ text, intent: `intent_${i}`, entities });
     }
+  }
+  for (let j = 0; j < noise; j++) {
+    const parts = [pick(openers), pick(filler), pick(filler), pick(filler)].filter(Boolean);
+    examples.push({ text: parts.join(' '), intent: 'oos', entities: [] });
   }
   return { examples, synonyms: {}, regexFeatures: [], lookupTables: [], responses: {} };
 }
@@ -459,60 +472,156 @@ const median = (xs: readonly number[]): number => {
   return s.length === 0 ? 0 : (s[Math.floor(s.length / 2)] ?? 0);
 };
 
+/** The trained out-of-scope intent of the synthetic set (CLINC150's name for it). */
+const OOS = 'oos';
+
+interface OosCase {
+  readonly train: NluTrainingData;
+  /** What the model is judged on: rows of the report sharing one trained model. */
+  readonly rows: ReadonlyArray<{
+    readonly name: string;
+    /** Utterances of trained intents (gold `None` left out). */
+    readonly inScope: readonly NluExample[];
+    /** Utterances no trained intent covers. */
+    readonly outOfScope: readonly string[];
+  }>;
+}
+
+interface OosFigures {
+  inScopeAccuracy: number;
+  inScopeAccuracyAfterFallback: number;
+  ece: number;
+  oosRecall: number;
+  oosCount: number;
+  oosRankedFirst: number | null;
+  gibberishRecall: number;
+  medianConfidence: { inScope: number; oos: number; gibberish: number };
+}
+
 /**
- * What the default pipeline knows about what it does not know, per Braun corpus: in-scope
- * top-intent accuracy and that accuracy once the FallbackClassifier (threshold 0.3, ambiguity
- * 0.1) has answered nlu_fallback for some; the expected calibration error of the top
- * confidence; out-of-domain recall (the other corpora's test utterances, which no intent of
- * this corpus covers, answered nlu_fallback) and the same for gibberish.
+ * What the default pipeline knows about what it does not know, for one training set: in-scope
+ * top-intent accuracy, and that accuracy once the FallbackClassifier (0.3 / 0.1) has answered
+ * nlu_fallback for some; the expected calibration error of the top confidence (10 bins); the
+ * out-of-scope recall (answered nlu_fallback, or the trained `oos` intent where there is one),
+ * and how often `oos` ranks first among the intents; the same recall for gibberish.
  */
-async function calibrationReport(
-  corpora: ReadonlyArray<{ name: string; train: NluTrainingData; test: readonly NluExample[] }>,
-): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
-  console.log(
-    'corpus            in-scope acc  after fallback  fallback cost  ECE     OOD recall (n)      gibberish fallback  median conf: in-scope / OOD / gibberish',
+async function oosFigures(c: OosCase): Promise<Array<OosFigures & { name: string }>> {
+  const model = await trainNlu(
+    c.train,
+    { language: 'en', pipeline: pipelineFromEnv() },
+    { seed: 42, ...THREADS },
   );
-  for (const c of corpora) {
-    const model = await trainNlu(
-      c.train,
-      { language: 'en', pipeline: pipelineFromEnv() },
-      { seed: 42, ...THREADS },
-    );
-    const inScope = c.test.filter((e) => e.intent !== NONE);
-    const judged = inScope.map((e) => ({ e, j: judge(model, e.text) }));
-    const points = judged.map(({ e, j }) => ({ conf: j.conf, right: j.top === e.intent }));
-    const acc = points.filter((p) => p.right).length / points.length;
-    const accAfter =
-      judged.filter(({ e, j }) => j.top === e.intent && !j.fellBack).length / judged.length;
-    const ece = expectedCalibrationError(points);
-    const ood = corpora
-      .filter((o) => o.name !== c.name)
-      .flatMap((o) => o.test.map((e) => judge(model, e.text)));
-    const oodRecall = ood.filter((j) => j.fellBack).length / ood.length;
-    const gib = GIBBERISH.map((t) => judge(model, t));
-    const gibRecall = gib.filter((j) => j.fellBack).length / gib.length;
-    const med = [judged.map(({ j }) => j.conf), ood.map((j) => j.conf), gib.map((j) => j.conf)].map(
-      median,
-    );
-    console.log(
-      `${c.name.padEnd(18)}${fmt(acc).padEnd(14)}${fmt(accAfter).padEnd(16)}${(
-        (acc - accAfter) *
-        100
-      )
-        .toFixed(1)
-        .padStart(5)} pts     ${fmt(ece)}   ${fmt(oodRecall)} (${ood.length})`.padEnd(88) +
-        `${fmt(gibRecall).padEnd(20)}${med.map((x) => fmt(x)).join(' / ')}`,
-    );
-    out[c.name] = {
-      inScopeAccuracy: acc,
-      inScopeAccuracyAfterFallback: accAfter,
-      ece,
-      oodRecall,
-      oodCount: ood.length,
-      gibberishRecall: gibRecall,
-      medianConfidence: { inScope: med[0], ood: med[1], gibberish: med[2] },
-    };
+  const hasOos = c.train.examples.some((e) => e.intent === OOS);
+  return c.rows.map((row) => ({ name: row.name, ...judgeCase(model, hasOos, row) }));
+}
+
+function judgeCase(model: TrainedNlu, hasOos: boolean, c: OosCase['rows'][number]): OosFigures {
+  const caught = (j: Judged): boolean => j.fellBack || j.top === OOS;
+  const judged = c.inScope.map((e) => ({ e, j: judge(model, e.text) }));
+  const points = judged.map(({ e, j }) => ({ conf: j.conf, right: j.top === e.intent }));
+  const acc = points.filter((p) => p.right).length / points.length;
+  const accAfter =
+    judged.filter(({ e, j }) => j.top === e.intent && !j.fellBack).length / judged.length;
+  const oos = c.outOfScope.map((t) => judge(model, t));
+  const gib = GIBBERISH.map((t) => judge(model, t));
+  const med = [judged.map(({ j }) => j.conf), oos.map((j) => j.conf), gib.map((j) => j.conf)].map(
+    median,
+  );
+  return {
+    inScopeAccuracy: acc,
+    inScopeAccuracyAfterFallback: accAfter,
+    ece: expectedCalibrationError(points),
+    oosRecall: oos.filter(caught).length / oos.length,
+    oosCount: oos.length,
+    oosRankedFirst: hasOos ? oos.filter((j) => j.top === OOS).length / oos.length : null,
+    gibberishRecall: gib.filter(caught).length / gib.length,
+    medianConfidence: { inScope: med[0] ?? 0, oos: med[1] ?? 0, gibberish: med[2] ?? 0 },
+  };
+}
+
+/**
+ * The out-of-scope cases: each Braun corpus trained alone, the other two corpora's test
+ * utterances out of scope. Then the synthetic 150-intent set (100 training and 10 test
+ * utterances per intent) with an `oos` intent trained on the first corpus's training
+ * utterances and on 200 synthetic utterances of filler words only; out of scope are the other
+ * corpora's test utterances (other domains, other words) and 200 fresh filler-only utterances
+ * (the assistant's own words, no intent's key words).
+ */
+function oosCases(
+  corpora: ReadonlyArray<{ name: string; train: NluTrainingData; test: readonly NluExample[] }>,
+  synthetic: boolean,
+): OosCase[] {
+  const cases: OosCase[] = corpora.map((c) => ({
+    train: c.train,
+    rows: [
+      {
+        name: c.name,
+        inScope: c.test.filter((e) => e.intent !== NONE),
+        outOfScope: corpora
+          .filter((o) => o.name !== c.name)
+          .flatMap((o) => o.test.map((e) => e.text)),
+      },
+    ],
+  }));
+  if (synthetic) {
+    const all = syntheticCorpus(150, 110, 7, 400);
+    const train: NluExample[] = [];
+    const test: NluExample[] = [];
+    const noise: string[] = [];
+    const seen = new Map<string, number>();
+    for (const e of all.examples) {
+      const n = seen.get(e.intent) ?? 0;
+      seen.set(e.intent, n + 1);
+      if (e.intent === OOS) {
+        if (n < 200) train.push(e);
+        else noise.push(e.text);
+      } else (n < 100 ? train : test).push(e);
+    }
+    const [first, ...others] = corpora;
+    for (const e of first?.train.examples ?? []) {
+      train.push({ text: e.text, intent: OOS, entities: [] });
+    }
+    cases.push({
+      train: { ...all, examples: train },
+      rows: [
+        {
+          name: 'synthetic+oos, other corpora',
+          inScope: test,
+          outOfScope: others.flatMap((c) => c.test.map((e) => e.text)),
+        },
+        { name: 'synthetic+oos, filler words', inScope: test, outOfScope: noise },
+      ],
+    });
+  }
+  return cases;
+}
+
+async function oosReport(
+  corpora: ReadonlyArray<{ name: string; train: NluTrainingData; test: readonly NluExample[] }>,
+  synthetic: boolean,
+): Promise<Record<string, OosFigures>> {
+  const out: Record<string, OosFigures> = {};
+  console.log(
+    `${'case'.padEnd(30)}in-scope acc  after fallback  fallback cost  ECE     OOS recall (n)   oos first  gibberish recall  median conf: in-scope / OOS / gibberish`,
+  );
+  for (const c of oosCases(corpora, synthetic)) {
+    for (const { name, ...f } of await oosFigures(c)) {
+      const cost = (f.inScopeAccuracy - f.inScopeAccuracyAfterFallback) * 100;
+      console.log(
+        name.padEnd(30) +
+          fmt(f.inScopeAccuracy).padEnd(14) +
+          fmt(f.inScopeAccuracyAfterFallback).padEnd(16) +
+          `${cost.toFixed(1).padStart(5)} pts`.padEnd(15) +
+          fmt(f.ece).padEnd(8) +
+          `${fmt(f.oosRecall)} (${f.oosCount})`.padEnd(17) +
+          fmt(f.oosRankedFirst).padEnd(11) +
+          fmt(f.gibberishRecall).padEnd(18) +
+          [f.medianConfidence.inScope, f.medianConfidence.oos, f.medianConfidence.gibberish]
+            .map((x) => fmt(x))
+            .join(' / '),
+      );
+      out[name] = f;
+    }
   }
   return out;
 }
@@ -527,16 +636,16 @@ export async function main(args: readonly string[]): Promise<void> {
   const skipSynthetic = args.includes('--skip-synthetic');
   const ordersAt = args.indexOf('--orders');
   const orders = ordersAt >= 0 ? Number(args[ordersAt + 1] ?? 5) : 0;
-  if (args.includes('--calibration')) {
+  if (args.includes('--oos') || args.includes('--calibration')) {
     const corpora = CORPORA.map((name) => {
       const file = join(SHARED, 'datasets', 'braun2017', `${name}.json`);
       const corpus = readBraunCorpus(readFileSync(file, 'utf8'), file);
       return { name, train: corpus.train, test: corpus.test.examples };
     });
-    const report = await calibrationReport(corpora);
+    const report = await oosReport(corpora, !skipSynthetic);
     const outDir = join(ROOT, 'bench', 'results');
     mkdirSync(outDir, { recursive: true });
-    writeFileSync(join(outDir, 'nlu-calibration.json'), JSON.stringify(report, null, 2));
+    writeFileSync(join(outDir, 'nlu-oos.json'), JSON.stringify(report, null, 2));
     return;
   }
   const results: Record<string, unknown> = {};

@@ -89,6 +89,12 @@ export interface NluMessage {
   intentRanking: IntentScore[] | null;
   entities: ParsedEntity[];
   responseSelector: ResponseSelectorOutput | null;
+  /**
+   * Share (0–1) of the message's tokens that a word-level CountVectorsFeaturizer knows from
+   * training; 0 for a message without tokens. Unset when no such featurizer ran. The
+   * DIETClassifier scales its intent confidences down when it is below one half.
+   */
+  knownTokenShare?: number;
 }
 
 /** A training message: the working state plus the gold annotation it came from. */
@@ -107,6 +113,7 @@ export function newMessage(text: string, time?: number): NluMessage {
     intentRanking: null,
     entities: [],
     responseSelector: null,
+    knownTokenShare: undefined,
   };
 }
 

@@ -237,6 +237,8 @@ export class SoftmaxModel {
     const dh = new Float64Array(H);
     let best = Infinity;
     let stale = 0;
+    // The best held-out epoch's weights (early stopping restores them).
+    const snapshot = heldOut.length ? new WeightSnapshot() : null;
     const keep = 1 - o.dropRate;
     const smooth = o.labelSmoothing ?? 0;
     const classCounts = new Float64Array(C);
@@ -365,14 +367,18 @@ export class SoftmaxModel {
         loss /= heldOut.length;
       }
       if (o.onEpoch) await o.onEpoch(epoch, loss);
-      // On held-out data a plateau is judged more coarsely: 1% better within 2 epochs.
-      const tolerance = heldOut.length ? Math.max(o.tolerance, 0.01) : o.tolerance;
-      const patience = heldOut.length ? Math.min(o.patience, 2) : o.patience;
-      if (loss < best * (1 - tolerance)) {
+      // On held-out data (large training sets) a plateau is judged within 3 epochs at most, with
+      // the configured tolerance; the best epoch's weights are restored below.
+      const patience = heldOut.length ? Math.min(o.patience, 3) : o.patience;
+      if (loss < best * (1 - o.tolerance)) {
         best = loss;
         stale = 0;
+        if (snapshot && epoch < o.epochs - 1) snapshot.save(this);
+        else if (snapshot) snapshot.clear();
       } else if (++stale >= patience) break;
     }
+    // The weights of the best held-out epoch, not those of the last epoch tried.
+    snapshot?.restore(this);
   }
 
   toJSON(): Record<string, unknown> {
@@ -402,6 +408,32 @@ export class SoftmaxModel {
       decodeFloats(s['w2'], hidden > 0 ? hidden * classes : 0, `${what}.w2`),
       decodeFloats(s['b2'], hidden > 0 ? classes : 0, `${what}.b2`),
     );
+  }
+}
+
+/** A copy of a model's weights, kept to restore the best epoch after early stopping. */
+class WeightSnapshot {
+  private saved: Float32Array[] | null = null;
+
+  private static parts(model: SoftmaxModel): Float32Array[] {
+    return [model.w1, model.b1, model.w2, model.b2];
+  }
+
+  save(model: SoftmaxModel): void {
+    const parts = WeightSnapshot.parts(model);
+    if (!this.saved) this.saved = parts.map((p) => new Float32Array(p.length));
+    parts.forEach((p, i) => this.saved![i]!.set(p));
+  }
+
+  /** The current weights are the best: nothing to restore. */
+  clear(): void {
+    this.saved = null;
+  }
+
+  restore(model: SoftmaxModel): void {
+    if (!this.saved) return;
+    const saved = this.saved;
+    WeightSnapshot.parts(model).forEach((p, i) => p.set(saved[i]!));
   }
 }
 

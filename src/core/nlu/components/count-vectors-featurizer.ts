@@ -236,8 +236,34 @@ export class CountVectorsFeaturizer implements NluComponent {
     );
   }
 
+  /**
+   * Records on the message the share of its tokens this (word-level) featurizer knows: the
+   * highest share any word-level featurizer of the pipeline saw.
+   */
+  private noteKnownShare(message: NluMessage, known: number): void {
+    // Token rows hold unigrams only when min_ngram is 1.
+    if (this.config.analyzer !== 'word' || this.config.min_ngram !== 1) return;
+    let n = message.tokens.length;
+    if (this.stopWords.size > 0) {
+      // Stop words have no column by design: they are neither known nor unknown.
+      for (const t of message.tokens) if (this.stopWords.has(this.processToken(t.text))) n -= 1;
+      if (n === 0 && message.tokens.length > 0) return;
+    }
+    const share = n === 0 ? 0 : Math.min(1, known / n);
+    const before = message.knownTokenShare;
+    message.knownTokenShare = before === undefined ? share : Math.max(before, share);
+  }
+
+  /** Tokens whose own grams have a vocabulary column (an OOV_token stand-in does not count). */
+  private knownTokens(tokens: readonly string[]): number {
+    let known = 0;
+    for (const t of tokens) if (this.vectorize(t).idx.length > 0) known += 1;
+    return known;
+  }
+
   process(message: NluMessage, training = false): void {
     if (message.tokens.length === 0) {
+      this.noteKnownShare(message, 0);
       message.features.push({
         featurizer: this.name,
         dim: this.vocabulary.length,
@@ -254,6 +280,7 @@ export class CountVectorsFeaturizer implements NluComponent {
       // Each row depends on its token's text alone: one lookup per token, by the raw text.
       const raw = message.tokens;
       const seq: SparseVector[] = [];
+      let known = 0;
       for (let i = 0; i < raw.length; i++) {
         const text = raw[i]!.text;
         let row = this.rawCache.get(text);
@@ -261,13 +288,21 @@ export class CountVectorsFeaturizer implements NluComponent {
           row = this.vectorize(this.processToken(text));
           if (this.rawCache.size < 50000) this.rawCache.set(text, row);
         }
+        if (row.idx.length > 0) known += 1;
         seq.push(row);
       }
+      this.noteKnownShare(message, known);
       message.features.push(new SummedRowsBlock(this.name, this.vocabulary.length, seq));
       return;
     }
     const tokens = this.tokensOf(message, training);
     const seq = tokens.map((t) => this.vectorize(t));
+    if (this.config.analyzer === 'word') {
+      const own = this.config.OOV_token
+        ? this.knownTokens(message.tokens.map((t) => this.processToken(t.text)))
+        : seq.filter((row) => row.idx.length > 0).length;
+      this.noteKnownShare(message, own);
+    }
     if (!summed) {
       const sentence = this.vectorize(tokens.join(' '));
       message.features.push({ featurizer: this.name, dim: this.vocabulary.length, seq, sentence });

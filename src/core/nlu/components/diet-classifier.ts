@@ -698,6 +698,8 @@ export class DIETClassifier implements NluComponent {
         for (let c = 0; c < probs.length; c++) probs[c] = (probs[c] ?? 0) / this.models.length;
       }
       const ranking = rank(this.labels, probs, this.rankingLength);
+      const penalty = unknownInputPenalty(message.knownTokenShare);
+      if (penalty < 1) for (const r of ranking) r.confidence *= penalty;
       const top = ranking[0];
       if (top) {
         message.intent = { name: top.name, confidence: top.confidence };
@@ -735,6 +737,19 @@ export class DIETClassifier implements NluComponent {
       rankingLength: this.rankingLength,
     };
   }
+}
+
+/**
+ * The factor intent confidences are scaled by when few of the message's words were seen in
+ * training: min(1, 2k) for a known-token share k (unset = no word featurizer: 1). A softmax
+ * always sums to 1 over the trained intents, so it is confident about input it knows nothing
+ * of ("asdf qwerty zxcv" → some intent at 0.3–0.6); scaled, such input falls under the
+ * FallbackClassifier's threshold, while messages with at least half their words known keep
+ * their confidences. The scaled ranking then sums to less than 1.
+ */
+export function unknownInputPenalty(knownTokenShare: number | undefined): number {
+  if (knownTokenShare === undefined) return 1;
+  return Math.max(0, Math.min(1, 2 * knownTokenShare));
 }
 
 /** The sentence-level sqrt damping: `scale / sqrt(Σ counts)`, 0 for an empty row. */
