@@ -120,6 +120,13 @@ export function readDucklingAnswer(text: string, answer: unknown): DucklingMatch
 
 const warmed = new Set<string>();
 
+/** A failed fetch's message with its cause (`fetch failed: connect ECONNREFUSED …`). */
+function errorText(e: unknown): string {
+  const error = e as { message?: unknown; cause?: { message?: unknown; code?: unknown } };
+  const cause = error.cause?.message || error.cause?.code;
+  return `${String(error.message)}${typeof cause === 'string' && cause !== '' ? `: ${cause}` : ''}`;
+}
+
 /**
  * The recognizers build their models on first use (about half a second): done at training and
  * load, once per culture, rather than in the first message's parse.
@@ -139,7 +146,10 @@ function warmUp(culture: string, timeZone: string): void {
  * Rasa's DucklingEntityExtractor. With `url` it asks that Duckling server, as Rasa does (so a
  * parse with it is asynchronous: `TrainedNlu.parseAsync`); without, a built-in extractor answers
  * Duckling's dimensions and value shapes for number, ordinal, amount-of-money, time, duration,
- * distance, temperature, email, phone-number and url.
+ * distance, temperature, email, phone-number and url. The built-in extractor also answers when
+ * the configured server cannot be reached (refused, unknown host, timed out), so a project
+ * copied from Rasa with `url: http://localhost:8000` keeps its numbers and times offline; a
+ * server that answers with an error gives no entities, as in Rasa.
  */
 export class DucklingEntityExtractor implements NluComponent {
   static readonly componentName = NAME;
@@ -219,9 +229,12 @@ export class DucklingEntityExtractor implements NluComponent {
 
   /** The built-in extractor; with a server, nothing here (`processAsync` asks it). */
   process(message: NluMessage): void {
-    if (this.url !== null || this.builtinDims.size === 0 || message.text.trim() === '') {
-      return;
-    }
+    if (this.url === null) this.builtin(message);
+  }
+
+  private builtin(message: NluMessage): void {
+    if (this.builtinDims.size === 0 || message.text.trim() === '') return;
+    warmUp(this.culture, this.timeZone);
     const matches = builtinDuckling(message.text, {
       culture: this.culture,
       timeZone: this.timeZone,
@@ -261,8 +274,9 @@ export class DucklingEntityExtractor implements NluComponent {
       context.onWarning?.(
         `${NAME}: Failed to connect to duckling http server at '${parseUrl}'. Make sure the ` +
           `duckling server is running/healthy/not stale and the proper host and port are set ` +
-          `in the configuration. Error: ${(e as Error).message}`,
+          `in the configuration. Error: ${errorText(e)}. Parley's built-in extractor answered instead.`,
       );
+      this.builtin(message);
       return;
     }
     const matches = readDucklingAnswer(message.text, answer);

@@ -343,16 +343,31 @@ describe('DucklingEntityExtractor with a url (a Duckling server)', () => {
     expect(sent?.form.get('dims')).toBe('null');
   });
 
-  it('reports an unreachable server', async () => {
+  it('reports an unreachable server and answers with the built-in extractor', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const nlu = await train({ name: 'DucklingEntityExtractor', url: `http://127.0.0.1:${port}` });
     const warnings: string[] = [];
-    const r = await nlu.parseAsync('tomorrow', { onWarning: (w) => warnings.push(w) });
-    expect(r.entities).toEqual([]);
-    expect(warnings[0]).toMatch(/Failed to connect to duckling http server/);
+    const r = await nlu.parseAsync('3 pizzas tomorrow', {
+      onWarning: (w) => warnings.push(w),
+      referenceTime: REF,
+    });
+    expect(r.entities).toEqual([
+      expect.objectContaining({ entity: 'number', value: 3, start: 0, end: 1 }),
+      expect.objectContaining({
+        entity: 'time',
+        text: 'tomorrow',
+        value: '2026-11-30T00:00:00.000+00:00',
+        extractor: 'DucklingEntityExtractor',
+      }),
+    ]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /Failed to connect to duckling http server at 'http:\/\/127\.0\.0\.1:\d+\/parse'/,
+    );
+    expect(warnings[0]).toMatch(/ECONNREFUSED.*built-in extractor answered instead/);
   });
 
   it('maps code-point offsets of the server to the text', async () => {
