@@ -133,6 +133,11 @@ export function endTopUserFlow(stack: DialogueStack): void {
  * circuit breaker trips after `MAX_NUMBER_OF_STEPS` steps. A trip — or a step with no way on —
  * ends the top user flow, pushes `pattern_internal_error` and runs once more from the original
  * stack. An empty stack gives no prediction.
+ *
+ * Rasa writes a `stack` event after choosing each step and after running it; here the changes
+ * between two other events go out as one `stack` event (its patch the diff over the run of
+ * changes), except that the move onto a collect step keeps its own. The tracker ends on the
+ * same stack; the states in between that no event separates are not stored.
  */
 export function advanceFlows(input: AdvanceFlowsInput): FlowPrediction {
   const original = input.tracker.stack;
@@ -146,7 +151,6 @@ export function advanceFlows(input: AdvanceFlowsInput): FlowPrediction {
   const retry = new FlowRun(input, original);
   endTopUserFlow(retry.stack);
   retry.stack.push(patternFrame(PATTERN_INTERNAL_ERROR, retry.frameId(), internalErrorFields()));
-  retry.commitStack();
   try {
     return inTimeOrder(retry.run());
   } catch (error) {
@@ -234,7 +238,7 @@ class FlowRun {
   }
 
   /** Emits a `stack` event for the changes since the last one (none when nothing changed). */
-  commitStack(): void {
+  private commitStack(): void {
     const event = stackEvent(this.stack, this.committed, this.now());
     if (event !== null) {
       this.events.push(event);
@@ -264,7 +268,10 @@ class FlowRun {
       const previousStepId = String(top.step_id);
       const next = this.step(flow, this.selectNextStepId(this.step(flow, previousStepId)));
       this.stack.update(this.stack.size - 1, { step_id: next.id });
-      this.commitStack();
+      // The move onto a collect step keeps a `stack` event of its own (as in Rasa's trace): the
+      // stack state with the flow on its collect step, below no collect frame yet, is what
+      // corrections and the slots a flow already filled look back for.
+      if (next.kind === 'collect') this.commitStack();
       const result = this.runStep(next, flow, flowId, previousStepId);
       const events = [...result.events];
       if (result.ended) {
@@ -276,10 +283,14 @@ class FlowRun {
           flowCompleted({ flowId, stepId: previousStepId, timestamp: this.now() }),
         );
       }
-      this.commitStack();
-      this.emit(events);
+      if (events.length > 0) {
+        // Stack changes since the last event go out as one `stack` event, ahead of the step's.
+        this.commitStack();
+        this.emit(events);
+      }
       if (result.action !== undefined) action = result.action;
     }
+    this.commitStack();
     const context = this.stack.context();
     return {
       actionName: action,

@@ -23,6 +23,29 @@ describe('pythonJsonDumps', () => {
     );
   });
 
+  it('writes every UTF-16 code unit as Python does', () => {
+    // Python's ESCAPE_ASCII: `"`, `\` and the short forms, every other unit outside space..~
+    // as \u followed by four lowercase hex digits.
+    const SHORT: Record<string, string> = {
+      '"': '\\"',
+      '\\': '\\\\',
+      '\n': '\\n',
+      '\r': '\\r',
+      '\t': '\\t',
+      '\b': '\\b',
+      '\f': '\\f',
+    };
+    for (let code = 0; code <= 0xffff; code++) {
+      const ch = String.fromCharCode(code);
+      const expected =
+        SHORT[ch] ??
+        (code >= 0x20 && code <= 0x7e ? ch : `\\u${code.toString(16).padStart(4, '0')}`);
+      if (pythonJsonDumps(`a${ch}`) !== `"a${expected}"`) {
+        throw new Error(`code unit ${code.toString(16)}: ${pythonJsonDumps(`a${ch}`)}`);
+      }
+    }
+  });
+
   it('escapes object keys like strings', () => {
     expect(pythonJsonDumps({ 'K\u00f6ln "x"': 1 })).toBe('{"K\\u00f6ln \\"x\\"": 1}');
   });
