@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { type Client } from 'pg';
 import { BIN, ROOT } from 'test/utils/cli';
+import { describeFetchError } from 'test/utils/fetch-error';
 
 /**
  * What the fault specs share: the echo bot (test/fixtures/echobot: every message runs the custom
@@ -128,18 +129,9 @@ export async function post(
       replies: [],
       startedAt,
       endedAt: Date.now(),
-      // fetch's own message ("fetch failed") hides the socket error: give its code too.
       failure: describeFetchError(error),
     };
   }
-}
-
-function describeFetchError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const cause =
-    error instanceof Error ? (error.cause as { code?: string; message?: string }) : null;
-  const detail = cause?.code ?? cause?.message;
-  return detail === undefined ? message : `${message} (${detail})`;
 }
 
 /** Whether an answer acknowledges its message: 200 with the message's own echo. */

@@ -5,6 +5,7 @@ import { Pool } from 'pg';
 import { ran, startActionServer, type TestActionServer } from 'test/utils/action-server';
 import { startCliServer, type CliServer } from 'test/utils/cli';
 import { echoMessage, trainEchoBot } from 'test/utils/echobot';
+import { describeFetchError } from 'test/utils/fetch-error';
 import { describeWithRedis, uniqueKeyPrefix, type TestRedis } from 'test/utils/redis';
 
 /**
@@ -219,8 +220,8 @@ export async function post(base: string, sender: string, text: string): Promise<
       replies: Array.isArray(body) ? body : [],
       ...(res.status === 200 ? {} : { failure: raw.slice(0, 2000) }),
     };
-  } catch {
-    return { sender, text, status: 0, replies: [] };
+  } catch (error) {
+    return { sender, text, status: 0, replies: [], failure: describeFetchError(error) };
   }
 }
 

@@ -95,6 +95,12 @@ export async function startRoundRobinProxy(
       });
     });
   });
+  // Idle client connections stay open 65 s, as a cloud load balancer's do (fetch reads the
+  // Keep-Alive hint and lets them go a little earlier). With Node's 5 s, a pause of 4–5 s
+  // between requests (the test reading the database between runs) could race a request
+  // against the proxy's close: no answer, which the tests count as a lost message.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
