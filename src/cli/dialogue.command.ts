@@ -8,10 +8,10 @@ import {
   DialogueProcessor,
   DialogueStateTracker,
   evaluateStories,
-  parseText,
   parseTextAwaitable,
   readStoriesYaml,
   startSession,
+  storyTextParser,
   trainingTrackers,
   type ActionEndpoint,
   type DialogueEvent,
@@ -101,9 +101,14 @@ export async function testCore(
     endpoint: null,
     now: () => Date.now() / 1000,
   });
-  const parse = opts.e2e
-    ? (text: string): JsonObject => parseText(assistant.nlu, text) as unknown as JsonObject
+  // End to end, each user text is parsed ahead with every component (a Duckling server too).
+  const parsed = opts.e2e
+    ? await storyTextParser(assistant.nlu, stories, {
+        onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
+      })
     : null;
+  const parse =
+    parsed === null ? null : (text: string): JsonObject => parsed(text) as unknown as JsonObject;
   const { evaluation, outcomes } = evaluateStories(processor, stories, parse);
   const out = opts.out ?? 'results';
   await mkdir(out, { recursive: true });

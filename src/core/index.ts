@@ -283,7 +283,12 @@ export {
   type OutputChannelFactory,
 } from 'src/core/runtime/output-channel-directory';
 export { OutputDelivery } from 'src/core/runtime/output-delivery';
-export { parseText, parseTextAwaitable, type ParseData } from 'src/core/runtime/parse-text';
+export {
+  parseText,
+  parseTextAwaitable,
+  storyTextParser,
+  type ParseData,
+} from 'src/core/runtime/parse-text';
 export {
   NO_REMINDER_CHANGES,
   noReminderChanges,

@@ -1,3 +1,4 @@
+import { type TrainingTracker } from 'src/core/dialogue/story-graph';
 import { parseWithRegex } from 'src/core/interpreter/regex-interpreter';
 import { type NluParseOptions, type ParseResult, type TrainedNlu } from 'src/core/nlu';
 
@@ -27,6 +28,26 @@ export function parseTextAwaitable(
   if (early !== null) return early;
   const model = nlu as TrainedNlu;
   return model.needsAsync ? model.parseAsync(text, options) : model.parse(text, options);
+}
+
+/**
+ * The parse story evaluation (`evaluateStories`, end to end) makes of its user texts: every
+ * distinct text of `stories` parsed once, ahead, with every component — a Duckling server is
+ * asked, as in a conversation — then answered from that table, synchronously.
+ */
+export async function storyTextParser(
+  nlu: TrainedNlu | undefined,
+  stories: readonly TrainingTracker[],
+  options: NluParseOptions = {},
+): Promise<(text: string) => ParseData> {
+  const parsed = new Map<string, ParseData>();
+  for (const story of stories) {
+    for (const event of story.events) {
+      if (event.type !== 'user' || !event.text || parsed.has(event.text)) continue;
+      parsed.set(event.text, await parseTextAwaitable(nlu, event.text, options));
+    }
+  }
+  return (text) => parsed.get(text) ?? parseText(nlu, text);
 }
 
 /** The `/intent{…}` shortcut, or the empty parse without an NLU; null: the NLU parses. */

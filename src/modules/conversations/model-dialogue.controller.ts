@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { Controller, HttpCode, Logger, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import {
   AssistantSource,
@@ -8,8 +8,8 @@ import {
   DialogueStateTracker,
   deserializeEvent,
   evaluateStories,
-  parseText,
   readStoriesYaml,
+  storyTextParser,
   trainingTrackers,
   validateEventsPayload,
   type JsonObject,
@@ -23,6 +23,8 @@ const NO_STORIES =
 /** `POST /model/predict` and `POST /model/test/stories`. */
 @Controller('model')
 export class ModelDialogueController {
+  private readonly logger = new Logger(ModelDialogueController.name);
+
   constructor(
     private readonly assistants: AssistantSource,
     private readonly runtime: ConversationRuntime,
@@ -61,7 +63,7 @@ export class ModelDialogueController {
   /** Evaluates YAML test stories against the loaded model (`e2e=true`: parse the user texts). */
   @Post('test/stories')
   @HttpCode(200)
-  testStories(@Req() req: Request, @Query('e2e') e2e: unknown): StoryEvaluation {
+  async testStories(@Req() req: Request, @Query('e2e') e2e: unknown): Promise<StoryEvaluation> {
     const assistant = this.assistants.require();
     const body: unknown = req.body;
     if (body === undefined || body === null || (typeof body === 'string' && body.trim() === '')) {
@@ -87,9 +89,14 @@ export class ModelDialogueController {
     );
     if (stories.length === 0) throw new DialogueError('REQUEST.BODY_MISSING', NO_STORIES);
     const processor = this.runtime.processor(assistant, () => Date.now() / 1000);
-    const parse = boolParam(e2e, false)
-      ? (text: string): JsonObject => parseText(assistant.nlu, text) as unknown as JsonObject
+    // End to end, each user text is parsed ahead with every component (a Duckling server too).
+    const parsed = boolParam(e2e, false)
+      ? await storyTextParser(assistant.nlu, stories, {
+          onWarning: (m: string) => this.logger.warn(m),
+        })
       : null;
+    const parse =
+      parsed === null ? null : (text: string): JsonObject => parsed(text) as unknown as JsonObject;
     try {
       return evaluateStories(processor, stories, parse).evaluation;
     } catch (e) {
