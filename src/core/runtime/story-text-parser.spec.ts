@@ -11,7 +11,7 @@ const story = (name: string, texts: string[]): TrainingTracker => ({
   isRule: false,
   file: 'tests/test_stories.yml',
   line: undefined,
-  events: texts.map((text) => userUttered({ text, intent: { name: 'order' } })),
+  events: texts.map((text) => userUttered({ text, intent: { name: 'order' }, timestamp: 0 })),
   userTurns: texts.length,
 });
 
