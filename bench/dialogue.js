@@ -46,7 +46,7 @@ const {
 
 const DIST_CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
 const RESULTS = path.join(__dirname, 'results', 'dialogue.json');
-const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'amazing', 'bye'];
+const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'wonderful', 'bye'];
 
 async function turns(parley, connections, bench, run, label = '(b) REST webhook turns') {
   let bad = 0;

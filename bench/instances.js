@@ -42,7 +42,7 @@ const {
 const DIST_CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
 const RESULTS = path.join(__dirname, 'results', 'instances.json');
 const PROXY = path.join(__dirname, 'lib', 'round-robin-proxy.js');
-const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'amazing', 'bye'];
+const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'wonderful', 'bye'];
 
 /** Scripted moodbot conversations on `url`, one after another per connection. */
 async function turns(name, url, connections, bench, pid) {

@@ -32,7 +32,7 @@ const RESULTS = path.join(__dirname, 'results', 'turn-instructions.json');
 const RESULTS_FLOWS = path.join(__dirname, 'results', 'turn-instructions-flows.json');
 const FLOWS_BOT = path.join(__dirname, 'fixtures', 'moodbot-flows');
 const DIST = path.join(__dirname, '..', 'dist');
-const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'amazing', 'bye'];
+const MESSAGES = ['hello there', 'I am very sad', 'yes it did', 'hi', 'wonderful', 'bye'];
 const INNER = 'PARLEY_TURN_INSTRUCTIONS_INNER';
 
 /** Inside valgrind: boot, warm up uncounted, count `turns` turns, exit. */
