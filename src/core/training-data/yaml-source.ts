@@ -25,6 +25,21 @@ export const MAX_YAML_ALIASES = 50;
  */
 export const MAX_YAML_DEPTH = 64;
 
+/** A UTF-16 code unit a one-byte V8 string cannot hold (above U+00FF). */
+const WIDE_CHAR = /[\u0100-\uffff]/;
+
+/**
+ * `value` as a string V8 stores with one byte per character, when it can. The `yaml` parser
+ * cuts its strings out of the text, and V8 keeps a cut of a two-byte text two-byte even when
+ * it is plain ASCII: one typographic apostrophe or emoji anywhere in a domain file would make
+ * every action name, response and slot name read from it two-byte — and with them every event
+ * JSON and SQL parameter built from those names on every turn, twice the bytes, with slower
+ * JSON and UTF-8 encoding. JSON.parse builds one-byte strings where the characters allow.
+ */
+export function compactString(value: string): string {
+  return WIDE_CHAR.test(value) ? value : (JSON.parse(JSON.stringify(value)) as string);
+}
+
 const SPACE = 0x20;
 const TAB = 0x09;
 const LF = 0x0a;
@@ -170,6 +185,13 @@ export function parseYamlSource(
     yamlError({ file, code }, line, `invalid YAML: ${first.message.split('\n')[0] ?? ''}`);
   }
   const source: YamlSource = { file, doc, lines, code };
+  if (WIDE_CHAR.test(text)) {
+    visit(doc, {
+      Scalar(_, node) {
+        if (typeof node.value === 'string') node.value = compactString(node.value);
+      },
+    });
+  }
   // YAML 1.1 merge keys (`<<: *anchor`): the core schema would keep `<<` as an ordinary key
   // and the data would silently mean something else than its author thought; refuse them.
   visit(doc, {
