@@ -185,15 +185,10 @@ export function parseYamlSource(
     yamlError({ file, code }, line, `invalid YAML: ${first.message.split('\n')[0] ?? ''}`);
   }
   const source: YamlSource = { file, doc, lines, code };
-  if (WIDE_CHAR.test(text)) {
-    visit(doc, {
-      Scalar(_, node) {
-        if (typeof node.value === 'string') node.value = compactString(node.value);
-      },
-    });
-  }
-  // YAML 1.1 merge keys (`<<: *anchor`): the core schema would keep `<<` as an ordinary key
-  // and the data would silently mean something else than its author thought; refuse them.
+  // One walk: YAML 1.1 merge keys (`<<: *anchor`) are refused — the core schema would keep `<<`
+  // as an ordinary key and the data would silently mean something else than its author
+  // thought — and, in a text with characters above U+00FF, string scalars are compacted.
+  const compact = WIDE_CHAR.test(text);
   visit(doc, {
     Pair(_, pair) {
       if (isScalar(pair.key) && pair.key.type === Scalar.PLAIN && pair.key.value === '<<') {
@@ -203,6 +198,9 @@ export function parseYamlSource(
           'invalid YAML: merge keys (<<) are not supported; write the keys out',
         );
       }
+    },
+    Scalar(_, node) {
+      if (compact && typeof node.value === 'string') node.value = compactString(node.value);
     },
   });
   // Resolve aliases once with a cap so later toJS() calls cannot explode.
