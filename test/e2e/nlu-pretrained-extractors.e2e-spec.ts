@@ -41,6 +41,8 @@ responses:
     - text: "Hi!"
   utter_order:
     - text: "{count} pizzas coming."
+  utter_ask_count:
+    - text: "How many pizzas?"
   utter_remind:
     - text: "Reminder set for {when}."
 `;
@@ -71,10 +73,16 @@ rules:
   steps:
   - intent: greet
   - action: utter_greet
-- rule: order
+- rule: order, with a number
   steps:
   - intent: order
+    entities:
+    - number
   - action: utter_order
+- rule: order, no number
+  steps:
+  - intent: order
+  - action: utter_ask_count
 - rule: remind
   steps:
   - intent: remind
@@ -295,6 +303,58 @@ describe('DucklingEntityExtractor and SpacyEntityExtractor over HTTP', () => {
         'Reminder set for 2030-01-02T18:00:00.000-08:00.',
       ]);
       expect((await slots(s))['when']).toBe('2030-01-02T18:00:00.000-08:00');
+      expect(await sayRestTexts(t.url, uniqueId('pizza'), 'pizza please')).toEqual([
+        'How many pizzas?',
+      ]);
+    });
+
+    it('POST /model/test/stories?e2e=true predicts with the server’s entities', async () => {
+      // The next action turns on the number entity, which only the server finds.
+      const stories = `stories:
+- story: seven pizzas
+  steps:
+  - user: |
+      I want [7](number) pizzas
+    intent: order
+  - action: utter_order
+- story: pizzas, no number
+  steps:
+  - user: |
+      pizza please
+    intent: order
+  - action: utter_ask_count
+`;
+      const asked = forms.length;
+      const res = await request(t.url)
+        .post('/model/test/stories?e2e=true')
+        .set('Content-Type', 'application/x-yaml')
+        .send(stories)
+        .expect(200);
+      expect(res.body.is_end_to_end_evaluation).toBe(true);
+      expect(res.body.report.conversation_accuracy).toEqual({
+        accuracy: 1,
+        correct: 2,
+        with_warnings: 0,
+        total: 2,
+      });
+      expect(
+        (res.body.actions as Array<Record<string, unknown>>).map((a) => [a.action, a.predicted]),
+      ).toEqual(
+        expect.arrayContaining([
+          ['utter_order', 'utter_order'],
+          ['utter_ask_count', 'utter_ask_count'],
+        ]),
+      );
+      const texts = forms.slice(asked).map((f) => f.get('text'));
+      expect(texts).toEqual(expect.arrayContaining(['I want 7 pizzas', 'pizza please']));
+
+      // Without the server's number, the first story fails: the entity decides.
+      const failing = await request(t.url)
+        .post('/model/test/stories?e2e=true')
+        .set('Content-Type', 'application/x-yaml')
+        .send(stories.replace('I want [7](number) pizzas', 'I want [seven](number) pizzas'))
+        .expect(200);
+      expect(failing.body.report.conversation_accuracy).toMatchObject({ correct: 1, total: 2 });
     });
   });
 });

@@ -23,8 +23,11 @@ export interface StoryOutcome {
   readonly line: number | undefined;
   readonly correct: boolean;
   readonly actions: EvaluatedAction[];
-  /** Wrong NLU predictions (e2e): `[text, gold intent, predicted intent]`. */
-  readonly nluErrors: [string, string, string][];
+  /**
+   * Wrong NLU predictions (e2e): `[text, gold intent, predicted intent, the text with the
+   * predicted entities marked as in training data]`.
+   */
+  readonly nluErrors: [string, string, string, string][];
 }
 
 /** The result of `rasa test core` / `POST /model/test/stories`. */
@@ -53,10 +56,14 @@ export function evaluateStories(
   const outcomes: StoryOutcome[] = [];
   const all: EvaluatedAction[] = [];
   const inData: boolean[] = [];
+  const intentTargets: string[] = [];
+  const intentPredictions: string[] = [];
+  const entityTargets: ComparableEntity[] = [];
+  const entityPredictions: ComparableEntity[] = [];
   for (const story of stories) {
     const tracker = new DialogueStateTracker(story.name, domain.slots);
     const actions: EvaluatedAction[] = [];
-    const nluErrors: [string, string, string][] = [];
+    const nluErrors: [string, string, string, string][] = [];
     let correct = true;
     story.events.forEach((event, index) => {
       if (index === 0 && event.type === 'action' && event.name === ACTION_LISTEN_NAME) {
@@ -69,9 +76,22 @@ export function evaluateStories(
           const gold = typeof event.intent.name === 'string' ? event.intent.name : '';
           const intent = parsed.intent as JsonObject | undefined;
           const predicted = typeof intent?.name === 'string' ? intent.name : '';
-          if (gold && predicted !== gold) {
+          let wrong = false;
+          if (gold) {
+            intentTargets.push(gold);
+            intentPredictions.push(predicted);
+            wrong = predicted !== gold;
+          }
+          const goldEntities = comparableEntities(event.text, event.entities);
+          const found = comparableEntities(event.text, parsed.entities);
+          if (goldEntities.length > 0 || found.length > 0) {
+            entityTargets.push(...goldEntities);
+            entityPredictions.push(...found);
+            if (!sameEntities(goldEntities, found)) wrong = true;
+          }
+          if (wrong) {
             correct = false;
-            nluErrors.push([event.text, gold, predicted]);
+            nluErrors.push([event.text, gold, predicted, annotatedText(event.text, found)]);
           }
           tracker.update(
             userUttered({
@@ -132,8 +152,15 @@ export function evaluateStories(
       nluErrors,
     });
   }
-  const targets = all.map((a) => a.action);
-  const predictions = all.map((a) => a.predicted);
+  // End to end, as Rasa's report: actions, then the gold intents, then the entities aligned
+  // by position ("None" where one side has none).
+  const aligned = alignEntities(entityTargets, entityPredictions);
+  const targets = [...all.map((a) => a.action), ...intentTargets, ...aligned.targets];
+  const predictions = [
+    ...all.map((a) => a.predicted),
+    ...intentPredictions,
+    ...aligned.predictions,
+  ];
   const metrics = classificationReport(targets, predictions);
   const correctStories = outcomes.filter((o) => o.correct).length;
   const report: JsonObject = {
@@ -171,4 +198,112 @@ function retrievalName(predicted: string, gold: string, tracker: DialogueStateTr
   const response = entry?.response as JsonObject | undefined;
   const key = response?.intent_response_key;
   return typeof key === 'string' ? `utter_${key}` : predicted;
+}
+
+/** An entity as story evaluation compares it: its message, span, type and value as a string. */
+interface ComparableEntity {
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+  readonly entity: string;
+  readonly value: string;
+}
+
+/**
+ * The entities of a message reduced to what Rasa's story evaluation compares (start, end, type
+ * and value; an extractor's value as a string, since annotated values are strings), in text
+ * order.
+ */
+function comparableEntities(text: string, entities: unknown): ComparableEntity[] {
+  if (!Array.isArray(entities)) return [];
+  const out: ComparableEntity[] = [];
+  for (const e of entities as unknown[]) {
+    if (e === null || typeof e !== 'object') continue;
+    const r = e as Record<string, unknown>;
+    if (typeof r.start !== 'number' || typeof r.end !== 'number') continue;
+    const value = r.value;
+    out.push({
+      text,
+      start: r.start,
+      end: r.end,
+      entity: typeof r.entity === 'string' ? r.entity : '',
+      value: typeof value === 'string' ? value : JSON.stringify(value ?? null),
+    });
+  }
+  return out.sort((a, b) => a.start - b.start || a.end - b.end);
+}
+
+function sameEntities(a: readonly ComparableEntity[], b: readonly ComparableEntity[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((x, i) => {
+      const y = b[i];
+      return (
+        y !== undefined &&
+        x.start === y.start &&
+        x.end === y.end &&
+        x.entity === y.entity &&
+        x.value === y.value
+      );
+    })
+  );
+}
+
+/** An entity as a training-data annotation: `[7](number)`, or `[seven]{"entity": …}` with a value. */
+function entityLabel(e: ComparableEntity): string {
+  const span = e.text.slice(e.start, e.end);
+  if (e.value === span || e.value === '') return `[${span}](${e.entity})`;
+  return `[${span}]{"entity": ${JSON.stringify(e.entity)}, "value": ${JSON.stringify(e.value)}}`;
+}
+
+/** The text with the entities marked as in training data (Rasa's comment on a wrong message). */
+function annotatedText(text: string, entities: readonly ComparableEntity[]): string {
+  let out = '';
+  let at = 0;
+  for (const e of entities) {
+    if (e.start < at) continue;
+    out += text.slice(at, e.start) + entityLabel(e);
+    at = e.end;
+  }
+  return out + text.slice(at);
+}
+
+/**
+ * Gold and predicted entities of every message aligned as Rasa's evaluation store does: per
+ * message text, in order of start then end; the same span pairs up, an entity the other side
+ * lacks pairs with "None".
+ */
+function alignEntities(
+  targets: readonly ComparableEntity[],
+  predictions: readonly ComparableEntity[],
+): { targets: string[]; predictions: string[] } {
+  const texts = [...new Set([...targets, ...predictions].map((e) => e.text))].sort();
+  const out = { targets: [] as string[], predictions: [] as string[] };
+  const order = (a: ComparableEntity, b: ComparableEntity): number => a.start - b.start;
+  for (const text of texts) {
+    const gold = targets.filter((e) => e.text === text).sort(order);
+    const found = predictions.filter((e) => e.text === text).sort(order);
+    let i = 0;
+    let j = 0;
+    while (i < found.length || j < gold.length) {
+      const p = found[i];
+      const g = gold[j];
+      const cmp = p && g ? Math.sign(p.start - g.start) || Math.sign(p.end - g.end) : g ? 1 : -1;
+      if (cmp < 0 && p) {
+        out.predictions.push(entityLabel(p));
+        out.targets.push('None');
+        i++;
+      } else if (cmp > 0 && g) {
+        out.targets.push(entityLabel(g));
+        out.predictions.push('None');
+        j++;
+      } else if (p && g) {
+        out.predictions.push(entityLabel(p));
+        out.targets.push(entityLabel(g));
+        i++;
+        j++;
+      }
+    }
+  }
+  return out;
 }
