@@ -1,3 +1,4 @@
+import { type EventEmitter } from 'node:events';
 import { encodeWireEvent, type SerializedEvent, type StoreVersion } from 'src/core';
 import { type PikaBrokerConfig } from 'src/modules/engine';
 import {
@@ -191,6 +192,35 @@ describe('event outbox relayed to RabbitMQ (pika)', () => {
     expect(
       await metric('parley_broker_publish_total', { broker: 'pika', outcome: 'success' }),
     ).toBeGreaterThanOrEqual(before + 60);
+  });
+
+  it('large batches wait for the channel to drain without piling up listeners', async () => {
+    if (!ok) return;
+    const { consumer, broker } = await setUp();
+    await broker.connect();
+    const channel = (broker as unknown as { channel: EventEmitter }).channel;
+    const listeners = (): number[] => [
+      channel.listenerCount('close'),
+      channel.listenerCount('drain'),
+    ];
+    const before = listeners();
+    // 4 × 5,000 messages: the channel's write buffer (1,024 frames) fills several times in
+    // each batch, so publish waits for it to drain, many times on the one channel.
+    let total = 0;
+    for (let batch = 0; batch < 4; batch++) {
+      const messages: BrokerMessage[] = Array.from({ length: 5000 }, (_, i) => ({
+        conversationId: 'big',
+        seq: batch * 5000 + i + 1,
+        eventId: `big-${batch}-${i}`,
+        body: JSON.stringify({ sender_id: 'big', event: 'bot', text: `message ${i}` }),
+      }));
+      await broker.publish(messages);
+      total += messages.length;
+    }
+    await consumer.waitFor(total, 60_000);
+    expect(consumer.messages).toHaveLength(total);
+    expect((broker as unknown as { channel: EventEmitter }).channel).toBe(channel);
+    expect(listeners()).toEqual(before);
   });
 
   it('broker down: appends go on, the outbox grows, and drains once it is back', async () => {

@@ -114,12 +114,7 @@ export class PikaBroker extends EventBroker {
             ...(appId !== null ? { appId } : {}),
             headers: { ...headers, event_id: m.eventId, seq: m.seq },
           });
-          if (!ok) {
-            await new Promise<void>((resolve, reject) => {
-              channel.once('drain', () => resolve());
-              channel.once('close', () => reject(new Error('RabbitMQ channel closed')));
-            });
-          }
+          if (!ok) await drained(channel);
         }
       }
       await withTimeout(channel.waitForConfirms(), CONFIRM_TIMEOUT_MS, 'RabbitMQ confirms');
@@ -140,6 +135,25 @@ export class PikaBroker extends EventBroker {
   async close(): Promise<void> {
     await this.reset();
   }
+}
+
+/**
+ * Resolves when the channel can take more messages, rejects if it closes first; either way
+ * the other listener is removed (a large batch waits many times on one long-lived channel).
+ */
+function drained(channel: ConfirmChannel): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onDrain = (): void => {
+      channel.off('close', onClose);
+      resolve();
+    };
+    const onClose = (): void => {
+      channel.off('drain', onDrain);
+      reject(new Error('RabbitMQ channel closed'));
+    };
+    channel.once('drain', onDrain);
+    channel.once('close', onClose);
+  });
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
