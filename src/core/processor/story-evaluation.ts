@@ -277,12 +277,20 @@ function alignEntities(
   targets: readonly ComparableEntity[],
   predictions: readonly ComparableEntity[],
 ): { targets: string[]; predictions: string[] } {
-  const texts = [...new Set([...targets, ...predictions].map((e) => e.text))].sort();
+  const byText = new Map<string, { gold: ComparableEntity[]; found: ComparableEntity[] }>();
+  const group = (text: string) => {
+    let g = byText.get(text);
+    if (g === undefined) byText.set(text, (g = { gold: [], found: [] }));
+    return g;
+  };
+  for (const e of targets) group(e.text).gold.push(e);
+  for (const e of predictions) group(e.text).found.push(e);
   const out = { targets: [] as string[], predictions: [] as string[] };
   const order = (a: ComparableEntity, b: ComparableEntity): number => a.start - b.start;
-  for (const text of texts) {
-    const gold = targets.filter((e) => e.text === text).sort(order);
-    const found = predictions.filter((e) => e.text === text).sort(order);
+  for (const text of [...byText.keys()].sort()) {
+    const { gold, found } = byText.get(text) ?? { gold: [], found: [] };
+    gold.sort(order);
+    found.sort(order);
     let i = 0;
     let j = 0;
     while (i < found.length || j < gold.length) {
