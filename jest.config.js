@@ -16,6 +16,11 @@ module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.js',
   globalTeardown: '<rootDir>/test/setup/global-teardown.js',
   testTimeout: 30000,
+  // The files run one at a time (`--maxWorkers=1`: they share ports, the database and the
+  // machine's two cores) in one worker process, replaced once its memory passes this limit
+  // after a file. Jest keeps part of every file's modules alive; run in band, the heap grew past
+  // 2 GB by the last e2e files, and garbage collection on it made them several times slower.
+  workerIdleMemoryLimit: '1GB',
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
