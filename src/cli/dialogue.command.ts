@@ -141,7 +141,9 @@ function storyYaml(outcome: StoryOutcome, story: TrainingTracker): string {
       if (intent) lines.push(`  - intent: ${intent}`);
       if (e.text) lines.push(`${intent ? '    ' : '  - '}user: ${JSON.stringify(e.text)}`);
       const wrong = outcome.nluErrors.find(([text]) => text === e.text);
-      if (wrong) lines[lines.length - 1] += `  # predicted: ${wrong[2]}: ${wrong[3]}`;
+      // One comment line, whatever line breaks the text has.
+      const found = wrong?.[3].replace(/\s+/g, ' ').trim();
+      if (wrong) lines[lines.length - 1] += `  # predicted: ${wrong[2]}: ${found}`;
     } else if (e.type === 'action') {
       if (index === 0) return;
       const evaluated = outcome.actions[k++];

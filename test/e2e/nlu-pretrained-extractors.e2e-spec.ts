@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testCore } from 'src/cli/dialogue.command';
 import { trainModel } from 'src/cli/train.command';
 import { type LoadedAssistant } from 'src/core';
 import { loadModelArchive } from 'src/modules/model';
@@ -127,8 +128,12 @@ async function trainBot(dir: string, name: string, duckling: string): Promise<Lo
     },
     () => undefined,
   );
+  modelPaths.set(name, trained.path);
   return loadModelArchive(trained.path);
 }
+
+/** The archive each trained bot was saved to, by name. */
+const modelPaths = new Map<string, string>();
 
 describe('DucklingEntityExtractor and SpacyEntityExtractor over HTTP', () => {
   let t: TestApp;
@@ -355,6 +360,24 @@ describe('DucklingEntityExtractor and SpacyEntityExtractor over HTTP', () => {
         .send(stories.replace('I want [7](number) pizzas', 'I want [seven](number) pizzas'))
         .expect(200);
       expect(failing.body.report.conversation_accuracy).toMatchObject({ correct: 1, total: 2 });
+
+      // `parley test core --e2e` marks what was found on the wrong message, on one line.
+      const file = join(dir, 'test_stories.yml');
+      writeFileSync(
+        file,
+        stories.replace('I want [7](number) pizzas', 'I want [seven](number)\n      pizzas'),
+      );
+      const out = join(dir, 'results');
+      const cli = await testCore({
+        model: modelPaths.get('served') ?? '',
+        stories: file,
+        e2e: true,
+        out,
+      });
+      expect(cli.evaluation.report.conversation_accuracy).toMatchObject({ correct: 1, total: 2 });
+      const failed = readFileSync(join(out, 'failed_test_stories.yml'), 'utf8');
+      expect(failed).toContain('# predicted: order: I want seven pizzas\n');
+      expect(failed).not.toContain('pizzas coming');
     });
   });
 });
