@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { type TestActionServer } from 'test/utils/action-server';
+import { ran, startActionServer, type TestActionServer } from 'test/utils/action-server';
 import { freePort } from 'test/utils/cli';
 import { uniqueId } from 'test/utils/create-test-app';
 import {
@@ -11,7 +11,6 @@ import {
   post,
   sleep,
   spawnReplica,
-  startEchoActions,
   trainEchoModel,
   waitReady,
   type Replica,
@@ -327,13 +326,16 @@ describe('reminders over three replicas: kill -9 mid-window, full restart', () =
   const dir = mkdtempSync(join(tmpdir(), 'parley-reminders-kill-'));
   const replicas: Replica[] = [];
   const ports: number[] = [];
-  let args: string[];
+  /** Each replica's arguments: its own endpoints file, so the action server tells them apart. */
+  const args: string[][] = [];
+  /** The action calls each replica has in flight (its reminders' turns, not yet committed). */
+  const inFlight = Array.from({ length: REPLICAS }, () => 0);
   let env: NodeJS.ProcessEnv;
   let actions: TestActionServer;
   let db: Client;
 
   const start = async (slot: number): Promise<void> => {
-    const replica = spawnReplica(ports[slot] as number, args, env);
+    const replica = spawnReplica(ports[slot] as number, args[slot] as string[], env);
     replicas[slot] = replica;
     if ((await waitReady(replica, START_GIVE_UP_MS)) === null) {
       throw new Error(`replica ${slot} did not start:\n${replica.output()}`);
@@ -444,10 +446,26 @@ describe('reminders over three replicas: kill -9 mid-window, full restart', () =
 
   beforeAll(async () => {
     const model = await trainEchoModel(dir);
-    actions = await startEchoActions({ delayMs: ACTION_DELAY_MS, record: false });
-    const endpoints = join(dir, 'endpoints.yml');
-    writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}"\n`);
-    args = ['--enable-api', '--model', model, '--endpoints', endpoints];
+    // test/fixtures/echobot's action, counting each replica's calls in flight by the path its
+    // endpoint url names.
+    actions = await startActionServer(
+      {
+        action_echo: async (call, { path }) => {
+          const slot = Number(path.split('/').pop());
+          inFlight[slot] = (inFlight[slot] ?? 0) + 1;
+          await sleep(ACTION_DELAY_MS);
+          inFlight[slot] = (inFlight[slot] ?? 0) - 1;
+          const latest = call.tracker.latest_message as unknown as { text: string };
+          return ran([], [{ text: `echo ${latest.text}` }]);
+        },
+      },
+      { record: false },
+    );
+    for (let slot = 0; slot < REPLICAS; slot++) {
+      const endpoints = join(dir, `endpoints-${slot}.yml`);
+      writeFileSync(endpoints, `action_endpoint:\n  url: "${actions.url}/${slot}"\n`);
+      args.push(['--enable-api', '--model', model, '--endpoints', endpoints]);
+    }
     env = {
       ...process.env,
       LOG_LEVEL: 'warn',
@@ -484,14 +502,13 @@ describe('reminders over three replicas: kill -9 mid-window, full restart', () =
       if ((await firedCount(conversations)) >= mustFire / 3) break;
       if (Date.now() > giveUp) throw new Error('a third of the reminders never fired');
     }
-    // ... and reminders are in flight: with claims spread over the replicas, the victim most
-    // likely holds some (between two polls every replica may be idle; a kill then proves nothing).
-    for (const giveUp = Date.now() + SETTLE_GIVE_UP_MS; ; await sleep(5)) {
-      const claimed = (await storedReminders(conversations)).filter((r) => r.status === 'claimed');
-      if (claimed.length >= REPLICAS) break;
-      if (Date.now() > giveUp) throw new Error('no reminders were ever in flight together');
-    }
+    // ... and the victim has reminders in flight: their action calls are running, so their
+    // turns are not committed and their claims are held. Killed in the same tick as it is seen.
     const victim = replicas[1] as Replica;
+    for (const giveUp = Date.now() + SETTLE_GIVE_UP_MS; ; await sleep(1)) {
+      if ((inFlight[1] as number) > 0) break;
+      if (Date.now() > giveUp) throw new Error('the victim never had a reminder in flight');
+    }
     victim.kill('SIGKILL');
     const killedAt = Date.now();
     await victim.exited;
@@ -522,6 +539,8 @@ describe('reminders over three replicas: kill -9 mid-window, full restart', () =
   });
 
   it(`fires ${RESTART_CONVERSATIONS * 2} reminders due after a full restart (SIGTERM to all three, started again) exactly once`, async () => {
+    // Three replicas, also when the first test failed before the victim came back.
+    await Promise.all(replicas.map((r, slot) => (r.running() ? undefined : start(slot))));
     // The stop (graceful, all three at once) must come before the first is due too.
     const due = Date.now() + (await leadFor(RESTART_CONVERSATIONS * 1.5, 8_000));
     const conversations = plan('restart', RESTART_CONVERSATIONS, due, 1_000);

@@ -48,13 +48,21 @@ export function ran(
   return { status: 200, body: { events, responses } };
 }
 
+/** Where a call came in: the request path (one server can stand behind several endpoint urls). */
+export interface ActionRequest {
+  readonly path: string;
+}
+
 /**
  * A custom action server on loopback speaking rasa-sdk's protocol: every POSTed call is recorded
  * (unless `record` is false: long load runs) and answered by its entry in `actions`; unknown
- * actions get a 404 like rasa-sdk's.
+ * actions get a 404 like rasa-sdk's. It answers on any path under its port.
  */
 export async function startActionServer(
-  actions: Record<string, (call: ActionCall) => ActionReply | Promise<ActionReply>>,
+  actions: Record<
+    string,
+    (call: ActionCall, request: ActionRequest) => ActionReply | Promise<ActionReply>
+  >,
   { record = true } = {},
 ): Promise<TestActionServer> {
   const calls: ActionCall[] = [];
@@ -66,7 +74,9 @@ export async function startActionServer(
       if (record) calls.push(call);
       const action = actions[call.next_action];
       void Promise.resolve(
-        action ? action(call) : { status: 404, body: { error: `no action ${call.next_action}` } },
+        action
+          ? action(call, { path: req.url ?? '/' })
+          : { status: 404, body: { error: `no action ${call.next_action}` } },
       ).then((reply) => {
         res.writeHead(reply.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(reply.body));
