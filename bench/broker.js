@@ -1,15 +1,16 @@
 'use strict';
-/* global fetch -- Node global missing from the repo's eslint JS globals */
+/* global fetch, setTimeout, clearTimeout -- Node globals missing from the repo's eslint JS globals */
 // Event-broker benchmark: what the transactional outbox and the RabbitMQ relay cost a turn, and
 // how fast the relay drains a backlog.
 //
-//   npm run build && node bench/broker.js [--conversations 50] [--turns 20] [--rounds 2]
+//   npm run build && node bench/broker.js [--conversations 50] [--turns 40] [--rounds 3]
 //                                         [--backlog 20000]
 //
 // 1. trains the test mood bot (`parley train`, test/fixtures/moodbot/config.full.yml);
 // 2. (a) REST turn throughput of four `parley run` set-ups, alternately, --rounds times each, in
-//    the same run (after one warm-up round): "off" (no event broker, the default lock store);
-//    "on" (`event_broker: type: pika` on the local RabbitMQ, so the outbox and its relay work);
+//    the same run, each server warmed up by 200 turns before it is measured: "off" (no event
+//    broker, the default lock store); "on" (`event_broker: type: pika` on the local RabbitMQ,
+//    so the outbox and its relay work);
 //    "down" (the same broker at an address where nothing listens: the outbox fills, the relay
 //    backs off); "redis+on" (the scale-out set-up: `lock_store: type: concurrent_redis` on
 //    REDIS_URL or 127.0.0.1:6379 plus the pika broker). Every round: --conversations
@@ -28,12 +29,13 @@ const { chmodSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { URL } = require('node:url');
-const amqp = require('amqplib');
+const { fork } = require('node:child_process');
 const {
   check,
   cleanupStack,
   loadAverage,
   machine,
+  processCpuMs,
   round,
   startDatabase,
 } = require('./lib/http-bench');
@@ -53,44 +55,59 @@ const TURNS = [
   ['great', 'Glad to hear it. Keep it up!'],
 ];
 
-/** A queue bound to a fresh fanout exchange, counting (and parsing) what arrives. */
+/**
+ * A queue bound to a fresh fanout exchange, consumed by its own process (lib/amqp-consumer.js):
+ * `snapshot()` gives what arrived so far.
+ */
 async function consumer(tag) {
-  const exchange = `parley-bench-${tag}-${Date.now().toString(36)}`;
-  const queue = `${exchange}-q`;
-  const conn = await amqp.connect(AMQP_URL);
-  const ch = await conn.createChannel();
-  await ch.assertExchange(exchange, 'fanout', { durable: false });
-  await ch.assertQueue(queue, { durable: true });
-  await ch.bindQueue(queue, exchange, '');
-  const state = { count: 0, first: 0n, last: 0n, senders: new Map() };
-  await ch.prefetch(2000);
-  await ch.consume(queue, (m) => {
-    if (m === null) return;
-    const now = process.hrtime.bigint();
-    if (state.count === 0) state.first = now;
-    state.last = now;
-    state.count++;
-    const body = JSON.parse(m.content.toString());
-    state.senders.set(body.sender_id, (state.senders.get(body.sender_id) ?? 0) + 1);
-    ch.ack(m);
+  const child = fork(path.join(__dirname, 'lib', 'amqp-consumer.js'), [AMQP_URL, tag], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const next = () =>
+    new Promise((resolve, reject) => {
+      const onExit = (code) => reject(new Error(`${tag} consumer exited (${code})`));
+      child.once('exit', onExit);
+      child.once('message', (m) => {
+        child.off('exit', onExit);
+        resolve(m);
+      });
+    });
+  const { exchange, queue } = await next();
+  const snapshot = async () => {
+    const answer = next();
+    child.send('state');
+    const s = await answer;
+    return { ...s, first: BigInt(s.first), last: BigInt(s.last), senders: new Map(s.senders) };
+  };
   return {
     exchange,
     queue,
-    state,
+    snapshot,
     async waitFor(n, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      while (state.count < n) {
-        check(Date.now() < deadline, `${tag}: ${state.count} of ${n} messages arrived`);
+      for (let s = await snapshot(); s.count < n; s = await snapshot()) {
+        check(Date.now() < deadline, `${tag}: ${s.count} of ${n} messages arrived`);
         await sleep(20);
       }
     },
     async close() {
-      await ch.deleteQueue(queue).catch(() => undefined);
-      await ch.deleteExchange(exchange).catch(() => undefined);
-      await conn.close().catch(() => undefined);
+      if (child.exitCode === null && child.connected) child.send('close');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
     },
   };
+}
+
+/** Mean turns per relay pass so far, from the server's `parley_outbox_relay_batch_turns`. */
+async function turnsPerPass(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? NaN);
+  return round(
+    value('parley_outbox_relay_batch_turns_sum') / value('parley_outbox_relay_batch_turns_count'),
+    1,
+  );
 }
 
 function endpointsFile(dir, name, url, c, extra = '') {
@@ -163,8 +180,8 @@ async function restTurns(url, label, conversations, turns) {
 async function main() {
   const opts = parseNumberArgs(process.argv.slice(2), {
     conversations: 50,
-    turns: 20,
-    rounds: 2,
+    turns: 40,
+    rounds: 3,
     backlog: 20_000,
   });
   const cleanup = cleanupStack();
@@ -193,7 +210,7 @@ async function main() {
       new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379').password,
     );
     const throughput = [];
-    for (let round_ = 0; round_ <= opts.rounds; round_++) {
+    for (let round_ = 1; round_ <= opts.rounds; round_++) {
       for (const mode of Object.keys(endpointsOf)) {
         const server = await startParley(models, {
           ...env,
@@ -201,27 +218,29 @@ async function main() {
           ...(mode === 'redis+on' ? { BENCH_REDIS_PASSWORD: redisPassword } : {}),
         });
         try {
-          const warmup = round_ === 0;
-          const r = await restTurns(
-            server.url,
-            `${mode}${round_}`,
-            warmup ? 10 : opts.conversations,
-            warmup ? 4 : opts.turns,
-          );
-          if (!warmup) {
-            const { senders: _senders, ...figures } = r;
-            throughput.push({ mode, round: round_, ...figures });
-          }
+          // Every server is new: its code is warmed up by 200 turns before the measured ones.
+          const warm = await restTurns(server.url, `${mode}${round_}w`, 10, 20);
+          const cpu0 = processCpuMs(server.pid);
+          const r = await restTurns(server.url, `${mode}${round_}`, opts.conversations, opts.turns);
           if (mode === 'on' || mode === 'redis+on') {
-            // every event of these turns reaches the consumer (checked, not timed)
-            const expected = r.senders.length;
+            // every event of these turns reaches the consumer (checked; timed only as the
+            // server's CPU, which includes publishing them)
             const deadline = Date.now() + 30_000;
-            while (r.senders.some((s) => !live.state.senders.has(s))) {
+            const all = [...warm.senders, ...r.senders];
+            for (let s = await live.snapshot(); all.some((x) => !s.senders.has(x));) {
               check(Date.now() < deadline, 'events of the "on" turns did not all arrive');
-              await sleep(50);
+              await sleep(20);
+              s = await live.snapshot();
             }
-            check(expected > 0, 'no conversations');
           }
+          const cpu1 = processCpuMs(server.pid);
+          const perPass =
+            mode === 'on' || mode === 'redis+on' ? await turnsPerPass(server.url) : null;
+          const { senders: _senders, ...figures } = r;
+          const turns = opts.conversations * opts.turns;
+          const cpuUsPerTurn =
+            cpu0 === null || cpu1 === null ? null : round(((cpu1 - cpu0) * 1000) / turns, 1);
+          throughput.push({ mode, round: round_, ...figures, cpuUsPerTurn, turnsPerPass: perPass });
         } finally {
           await server.close();
         }
@@ -231,6 +250,13 @@ async function main() {
       const rows = throughput.filter((t) => t.mode === mode);
       return rows.reduce((s, t) => s + t.turnsPerSec, 0) / rows.length;
     };
+    const cpu = (mode) => {
+      const rows = throughput.filter((t) => t.mode === mode && t.cpuUsPerTurn !== null);
+      return rows.length === 0
+        ? NaN
+        : round(rows.reduce((s, t) => s + t.cpuUsPerTurn, 0) / rows.length, 1);
+    };
+    const cpuPerTurn = Object.fromEntries(Object.keys(endpointsOf).map((m) => [m, cpu(m)]));
     const ratio = round(mean('on') / mean('off'), 3);
     const downRatio = round(mean('down') / mean('on'), 3);
     const scaleOutRatio = round(mean('redis+on') / mean('off'), 3);
@@ -278,7 +304,7 @@ async function main() {
       await down.close();
     }
     check(
-      drain.state.count === 0,
+      (await drain.snapshot()).count === 0,
       'the "down" server published although its broker was unreachable',
     );
     const total = requests * perRequest;
@@ -286,7 +312,8 @@ async function main() {
     let drainRate;
     try {
       await drain.waitFor(total, 300_000);
-      const seconds = Number(drain.state.last - drain.state.first) / 1e9;
+      const arrived = await drain.snapshot();
+      const seconds = Number(arrived.last - arrived.first) / 1e9;
       drainRate = round(total / seconds, 0);
     } finally {
       await up.close();
@@ -301,6 +328,7 @@ async function main() {
       onOffRatio: ratio,
       downOnRatio: downRatio,
       redisOnOffRatio: scaleOutRatio,
+      serverCpuUsPerTurn: cpuPerTurn,
       drain: { events: total, eventsPerSec: drainRate, target: 2000 },
     };
     writeResults(path.join(__dirname, 'results', 'broker.json'), report);
@@ -310,6 +338,11 @@ async function main() {
       `turn throughput: outbox + pika on / off ${ratio}; broker down / on ${downRatio} (target ≥ 0.9); ` +
         `Redis lock + outbox + pika / off ${scaleOutRatio} (target ≥ 0.8); ` +
         `drain: ${total} events at ${drainRate} events/s (target ≥ 2,000) → ${pass ? 'PASS' : 'FAIL'}`,
+    );
+    console.log(
+      `server CPU per turn (µs, mean): ${Object.entries(cpuPerTurn)
+        .map(([m, us]) => `${m} ${us}`)
+        .join(', ')}`,
     );
   } finally {
     await cleanup.run();

@@ -300,6 +300,7 @@ module.exports = {
   loadAverage,
   machine,
   need,
+  processCpuMs,
   request,
   round,
   serveBare,
