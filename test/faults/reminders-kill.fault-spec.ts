@@ -540,7 +540,11 @@ describe('reminders over three replicas: kill -9 mid-window, full restart', () =
 
   it(`fires ${RESTART_CONVERSATIONS * 2} reminders due after a full restart (SIGTERM to all three, started again) exactly once`, async () => {
     // Three replicas, also when the first test failed before the victim came back.
-    await Promise.all(replicas.map((r, slot) => (r.running() ? undefined : start(slot))));
+    await Promise.all(
+      replicas.map(async (r, slot) => {
+        if (!r.running()) await start(slot);
+      }),
+    );
     // The stop (graceful, all three at once) must come before the first is due too.
     const due = Date.now() + (await leadFor(RESTART_CONVERSATIONS * 1.5, 8_000));
     const conversations = plan('restart', RESTART_CONVERSATIONS, due, 1_000);
