@@ -1,5 +1,5 @@
 import { type EventOutbox } from 'src/modules/tracker';
-import { counter, gauge } from 'src/platform/metrics/registry';
+import { counter, gauge, histogram } from 'src/platform/metrics/registry';
 import { type EventBroker } from './brokers/event-broker';
 import { toBrokerMessage } from './wire';
 
@@ -43,6 +43,14 @@ const publishCounter = (): ReturnType<typeof counter> =>
     'broker',
     'outcome',
   ]);
+
+const batchHistogram = (): ReturnType<typeof histogram> =>
+  histogram(
+    'parley_outbox_relay_batch_turns',
+    'Turns published per relay pass (one claim transaction and one wait for broker confirms)',
+    [],
+    [1, 2, 5, 10, 20, 50, 100, 200, 500],
+  );
 
 /**
  * Publishes the outbox after commit. One loop per process: it runs a relay pass (claim a batch
@@ -126,6 +134,7 @@ export class OutboxRelay {
       let relayed = 0;
       try {
         relayed = (await this.pass()).turns;
+        if (relayed > 0) batchHistogram().observe(relayed);
         if (this.failures > 0) {
           this.log.info('event broker reachable again; publishing the outbox', {
             broker: this.broker.target,
@@ -151,6 +160,12 @@ export class OutboxRelay {
       if (relayed > 0) {
         this.idleWaiters.unshift(...waiting);
         await this.refreshBacklog(false);
+        // A batch short of full caught up with the outbox: under a steady stream of turns the
+        // next pass would claim the one or two committed meanwhile. Let them gather first, as
+        // after an idle wake-up; a full batch means a backlog, drained at once.
+        if (relayed < this.options.batchTurns && this.options.coalesceMs > 0 && !this.stopped) {
+          await this.sleep(this.options.coalesceMs, false);
+        }
         continue;
       }
       for (const resolve of waiting) resolve();

@@ -61,11 +61,13 @@ async function converse(
   conversations: string[],
   turns: number,
   perTurn: number,
+  pauseMs = 0,
 ): Promise<void> {
   await Promise.all(
     conversations.map(async (c) => {
       let version: StoreVersion | null = await store.version(c);
       for (let t = 0; t < turns; t++) {
+        if (pauseMs > 0 && t > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
         version = await store.appendIfUnchanged(
           c,
           turn(perTurn, 1_700_000_000 + t).map(encodeWireEvent),
@@ -82,6 +84,16 @@ async function metric(name: string, labels: Record<string, string> = {}): Promis
   const m = json.find((x) => x.name === name);
   const v = m?.values.find((x) =>
     Object.entries(labels).every(([k, l]) => (x.labels as Record<string, string>)[k] === l),
+  );
+  return Number(v?.value ?? 0);
+}
+
+/** How many relay passes published (`parley_outbox_relay_batch_turns`'s count). */
+async function batchCount(): Promise<number> {
+  const json = await metricsRegistry.getMetricsAsJSON();
+  const m = json.find((x) => x.name === 'parley_outbox_relay_batch_turns');
+  const v = m?.values.find(
+    (x) => (x as { metricName?: string }).metricName === 'parley_outbox_relay_batch_turns_count',
   );
   return Number(v?.value ?? 0);
 }
@@ -192,6 +204,47 @@ describe('event outbox relayed to RabbitMQ (pika)', () => {
     expect(
       await metric('parley_broker_publish_total', { broker: 'pika', outcome: 'success' }),
     ).toBeGreaterThanOrEqual(before + 60);
+  });
+
+  it('a relay keeping up with a steady stream of turns lets them gather between passes', async () => {
+    if (!ok) return;
+    const { consumer, broker } = await setUp();
+    /** The turns of each pass (one publish per pass). */
+    const passes: number[] = [];
+    class CountingBroker extends PikaBroker {
+      override async publish(messages: readonly BrokerMessage[], headers?: PublishHeaders) {
+        passes.push(messages.length / 2);
+        return super.publish(messages, headers);
+      }
+    }
+    const counting = new CountingBroker((broker as unknown as { config: PikaBrokerConfig }).config);
+    cleanups.push(() => counting.close());
+    const coalesceMs = 50;
+    const relay = new OutboxRelay(outbox, counting, quiet, {
+      ...fast,
+      batchTurns: 500,
+      coalesceMs,
+    });
+    cleanups.push(() => relay.stop());
+    relay.start();
+    const countBefore = await batchCount();
+
+    // Eight conversations, each a turn every few milliseconds for about a second: there is
+    // always a turn committed by the time a pass ends.
+    const conversations = Array.from({ length: 8 }, () => uniqueName('steady'));
+    const began = Date.now();
+    await converse(store, conversations, 100, 2, 8);
+    const elapsed = Date.now() - began;
+    expect(await relay.flush(20_000)).toBe(true);
+
+    const mine = consumer.bodies().filter((b) => conversations.includes(b.sender_id as string));
+    expect(mine).toHaveLength(8 * 100 * 2);
+    // Every pass that was short of a full batch waited coalesceMs before the next claim: at
+    // most one pass per coalesceMs while the turns came, and the flush's last one. Passes
+    // back to back would each carry the turns of the few milliseconds the last one took.
+    expect(passes.length).toBeLessThanOrEqual(Math.ceil(elapsed / coalesceMs) + 2);
+    expect(passes.reduce((a, b) => a + b, 0)).toBe(8 * 100);
+    expect((await batchCount()) - countBefore).toBe(passes.length);
   });
 
   it('large batches wait for the channel to drain without piling up listeners', async () => {
