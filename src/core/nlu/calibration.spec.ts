@@ -95,8 +95,8 @@ describe('early stopping on held-out data', () => {
    * 70 % of the time, each with a token of its own: the model can learn the cues, then only
    * memorise, and the held-out loss rises.
    */
-  function noisyData(): NluTrainingData {
-    let s = 12345;
+  function noisyData(seed = 12345, offset = 0): NluTrainingData {
+    let s = seed;
     const next = (): number => {
       s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
       return s / 2 ** 32;
@@ -110,18 +110,24 @@ describe('early stopping on held-out data', () => {
       const noisy = next() < 0.3;
       examples.push({
         intent: a !== noisy ? 'intent_a' : 'intent_b',
-        text: `please ${cue} item${i} now`,
+        text: `please ${cue} item${offset + i} now`,
         entities: [],
       });
     }
     return dataOf(examples);
   }
 
-  const pipeline = (epochs: number): ComponentConfig[] => [
+  const pipeline = (epochs: number, calibrate = true): ComponentConfig[] => [
     { name: 'WhitespaceTokenizer' },
     { name: 'CountVectorsFeaturizer' },
     // A fixed batch size: the batches of an epoch do not depend on the number of epochs.
-    { name: 'DIETClassifier', epochs, batch_size: 64, learning_rate: 0.05 },
+    {
+      name: 'DIETClassifier',
+      epochs,
+      batch_size: 64,
+      learning_rate: 0.05,
+      calibrate_confidence: calibrate,
+    },
   ];
 
   /** The trained model and how many epochs DIET ran (from its progress reports). */
@@ -158,5 +164,76 @@ describe('early stopping on held-out data', () => {
     const best = await train(stopped.ran - 3);
     expect(best.ran).toBe(stopped.ran - 3);
     expect(dietState(stopped.model)).toEqual(dietState(best.model));
+  });
+
+  /**
+   * `n` examples of 20 intents, each told by three cue words of its own, a tenth of them
+   * labelled at random, each with a token of its own (unseen at parse time).
+   */
+  function twentyIntents(seed: number, offset: number, n: number): NluExample[] {
+    let s = seed;
+    const next = (): number => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+    return Array.from({ length: n }, (_, i) => {
+      const k = Math.floor(next() * 20);
+      const cue = `cue${k}x${Math.floor(next() * 3)}`;
+      const label = next() < 0.1 ? Math.floor(next() * 20) : k;
+      return {
+        intent: `intent_${label}`,
+        text: `please ${cue} item${offset + i} now`,
+        entities: [],
+      };
+    });
+  }
+
+  it('calibrates the confidence on the held-out examples: unseen messages are right as often as it says', async () => {
+    const fresh = twentyIntents(777, 100_000, 600);
+    /** Mean top confidence minus accuracy over the fresh messages. */
+    const overconfidence = async (calibrate: boolean): Promise<number> => {
+      const model = await trainNlu(
+        dataOf(twentyIntents(12345, 0, 2000)),
+        {
+          language: 'en',
+          pipeline: [
+            { name: 'WhitespaceTokenizer' },
+            { name: 'CountVectorsFeaturizer' },
+            { name: 'DIETClassifier', epochs: 60, calibrate_confidence: calibrate },
+          ],
+        },
+        { seed: 5, threads: 1 },
+      );
+      let confidence = 0;
+      let right = 0;
+      for (const e of fresh) {
+        const parsed = model.parse(e.text);
+        confidence += parsed.intent?.confidence ?? 0;
+        if (parsed.intent?.name === e.intent) right++;
+      }
+      return (confidence - right) / fresh.length;
+    };
+    // Label smoothing and the noise keep the trained softmax well below its accuracy (about
+    // 0.63 against 0.91); scaled on the held-out tenth, its confidence is about its accuracy.
+    const raw = await overconfidence(false);
+    const calibrated = await overconfidence(true);
+    expect(raw).toBeLessThan(-0.15);
+    expect(Math.abs(calibrated)).toBeLessThan(0.05);
+  });
+
+  it('keeps the temperature in the model and refuses one that is not positive', async () => {
+    const model = await trainNlu(
+      noisyData(),
+      { language: 'en', pipeline: pipeline(60) },
+      { seed: 5, threads: 1 },
+    );
+    const json = model.toJSON();
+    const text = 'please alpha item5 now';
+    const reloaded = loadNlu(JSON.parse(JSON.stringify(json)) as typeof json);
+    expect(reloaded.parse(text).intent).toEqual(model.parse(text).intent);
+    const serialised = JSON.stringify(json);
+    expect(serialised).toMatch(/"temperature":/);
+    const broken = JSON.parse(serialised.replace(/"temperature":[^,}]+/g, '"temperature":0'));
+    expect(() => loadNlu(broken as typeof json)).toThrow(/temperature: expected a positive number/);
   });
 });

@@ -1,3 +1,4 @@
+import { DialogueError } from 'src/core/errors/dialogue-error';
 import { type SparseVector } from 'src/core/nlu/message';
 import { Random } from 'src/core/nlu/random';
 import { axpy, decodeFloats, encodeFloats, stateNumber, stateRecord } from 'src/core/nlu/sparse';
@@ -26,6 +27,13 @@ export interface SoftmaxTrainOptions {
   readonly validationFrom?: number;
   /** Label smoothing ε: targets are (1 − ε)·one-hot + ε / classes. */
   readonly labelSmoothing?: number;
+  /**
+   * Temperature scaling (Guo et al., 2017): after training, fit one temperature T on the
+   * held-out rows (when `validationFrom` set some apart) so that softmax(logits / T) minimises
+   * their negative log-likelihood. Confidences then mean what they say on unseen data; the
+   * ranking does not change.
+   */
+  readonly calibrate?: boolean;
   readonly onEpoch?: (epoch: number, loss: number) => void | Promise<void>;
 }
 
@@ -44,7 +52,13 @@ export class SoftmaxModel {
     /** hidden × classes (empty when linear). */
     readonly w2: Float32Array,
     readonly b2: Float32Array,
+    /** The softmax temperature (1: none; see SoftmaxTrainOptions.calibrate). */
+    private temperatureValue = 1,
   ) {}
+
+  get temperature(): number {
+    return this.temperatureValue;
+  }
 
   static create(inputDim: number, hidden: number, classes: number, seed: number): SoftmaxModel {
     const rng = new Random(seed);
@@ -77,7 +91,7 @@ export class SoftmaxModel {
     } else {
       this.linearLogits(x, probs);
     }
-    softmaxInPlace(probs);
+    softmaxInPlace(probs, this.temperatureValue);
     return probs;
   }
 
@@ -126,7 +140,7 @@ export class SoftmaxModel {
     } else {
       for (let c = 0; c < this.classes; c++) probs[c] = pre[c]! + this.b1[c]!;
     }
-    softmaxInPlace(probs);
+    softmaxInPlace(probs, this.temperatureValue);
     return probs;
   }
 
@@ -143,8 +157,62 @@ export class SoftmaxModel {
       product.run(n, probs);
       for (let c = 0; c < this.classes; c++) probs[c] = probs[c]! + this.b1[c]!;
     }
-    softmaxInPlace(probs);
+    softmaxInPlace(probs, this.temperatureValue);
     return probs;
+  }
+
+  /** The output layer before the softmax, for one input row. */
+  private logits(x: SparseVector): Float64Array {
+    const out = new Float64Array(this.classes);
+    if (this.hidden > 0) this.outputFromHidden(this.hiddenActivations(x), out);
+    else this.linearLogits(x, out);
+    return out;
+  }
+
+  /**
+   * The temperature that minimises the negative log-likelihood of `labels` under
+   * softmax(logits / T): golden-section search on log T over [1/20, 20] (the NLL of one
+   * temperature parameter is unimodal in practice).
+   */
+  private fitTemperature(rows: readonly SparseVector[], labels: readonly number[]): number {
+    const logits = rows.map((row) => this.logits(row));
+    const nll = (t: number): number => {
+      let total = 0;
+      for (let r = 0; r < logits.length; r++) {
+        const z = logits[r] as Float64Array;
+        let max = -Infinity;
+        for (let c = 0; c < z.length; c++) if (z[c]! > max) max = z[c]!;
+        let sum = 0;
+        for (let c = 0; c < z.length; c++) sum += Math.exp((z[c]! - max) / t);
+        total += Math.log(sum) - (z[labels[r] ?? 0]! - max) / t;
+      }
+      return total / Math.max(1, logits.length);
+    };
+    const phi = (Math.sqrt(5) - 1) / 2;
+    let lo = Math.log(1 / 20);
+    let hi = Math.log(20);
+    let a = hi - phi * (hi - lo);
+    let b = lo + phi * (hi - lo);
+    let fa = nll(Math.exp(a));
+    let fb = nll(Math.exp(b));
+    for (let i = 0; i < 40; i++) {
+      if (fa <= fb) {
+        hi = b;
+        b = a;
+        fb = fa;
+        a = hi - phi * (hi - lo);
+        fa = nll(Math.exp(a));
+      } else {
+        lo = a;
+        a = b;
+        fa = fb;
+        b = lo + phi * (hi - lo);
+        fb = nll(Math.exp(b));
+      }
+    }
+    const t = Math.exp((lo + hi) / 2);
+    // No better than T = 1 (a flat or degenerate hold-out): keep the model as trained.
+    return nll(t) < nll(1) ? t : 1;
   }
 
   private linearLogits(x: SparseVector, out: Float64Array): void {
@@ -379,6 +447,12 @@ export class SoftmaxModel {
     }
     // The weights of the best held-out epoch, not those of the last epoch tried.
     snapshot?.restore(this);
+    if (o.calibrate && heldOut.length > 0) {
+      this.temperatureValue = this.fitTemperature(
+        heldOut.map((r) => rows[r] as SparseVector),
+        heldOut.map((r) => labels[r] ?? 0),
+      );
+    }
   }
 
   toJSON(): Record<string, unknown> {
@@ -390,6 +464,8 @@ export class SoftmaxModel {
       b1: encodeFloats(this.b1),
       w2: encodeFloats(this.w2),
       b2: encodeFloats(this.b2),
+      // Only when calibrated: models without it keep their bytes (and fingerprints).
+      ...(this.temperatureValue !== 1 ? { temperature: this.temperatureValue } : {}),
     };
   }
 
@@ -407,8 +483,15 @@ export class SoftmaxModel {
       decodeFloats(s['b1'], width, `${what}.b1`),
       decodeFloats(s['w2'], hidden > 0 ? hidden * classes : 0, `${what}.w2`),
       decodeFloats(s['b2'], hidden > 0 ? classes : 0, `${what}.b2`),
+      s['temperature'] === undefined ? 1 : positive(s['temperature'], `${what}.temperature`),
     );
   }
+}
+
+function positive(value: unknown, what: string): number {
+  const n = stateNumber(value, what);
+  if (n <= 0) throw new DialogueError('NLU.INVALID_MODEL', `${what}: expected a positive number`);
+  return n;
 }
 
 /** A copy of a model's weights, kept to restore the best epoch after early stopping. */
@@ -437,12 +520,13 @@ class WeightSnapshot {
   }
 }
 
-export function softmaxInPlace(a: Float64Array): void {
+export function softmaxInPlace(a: Float64Array, temperature = 1): void {
   let max = -Infinity;
   for (let i = 0; i < a.length; i++) if ((a[i] ?? 0) > max) max = a[i] ?? 0;
   let sum = 0;
+  const scale = 1 / temperature;
   for (let i = 0; i < a.length; i++) {
-    const e = Math.exp((a[i] ?? 0) - max);
+    const e = Math.exp(((a[i] ?? 0) - max) * scale);
     a[i] = e;
     sum += e;
   }

@@ -248,6 +248,7 @@ export class DIETClassifier implements NluComponent {
             tolerance: config.tolerance,
             patience: config.patience,
             labelSmoothing: r.number('label_smoothing', DIET_LABEL_SMOOTHING),
+            calibrate: r.bool('calibrate_confidence', true),
             onEpoch: async (epoch) => {
               intentDone = (at + (epoch + 1) / config.epochs) / runs;
               report();
