@@ -56,10 +56,6 @@ export class SoftmaxModel {
     private temperatureValue = 1,
   ) {}
 
-  get temperature(): number {
-    return this.temperatureValue;
-  }
-
   static create(inputDim: number, hidden: number, classes: number, seed: number): SoftmaxModel {
     const rng = new Random(seed);
     const width = hidden > 0 ? hidden : classes;
@@ -171,8 +167,8 @@ export class SoftmaxModel {
 
   /**
    * The temperature that minimises the negative log-likelihood of `labels` under
-   * softmax(logits / T): golden-section search on log T over [1/20, 20] (the NLL of one
-   * temperature parameter is unimodal in practice).
+   * softmax(logits / T): golden-section search on log T over [1/20, 20]. The NLL is convex in
+   * 1/T (a log-sum-exp of scaled logits minus a linear term), so unimodal in log T.
    */
   private fitTemperature(rows: readonly SparseVector[], labels: readonly number[]): number {
     const logits = rows.map((row) => this.logits(row));
