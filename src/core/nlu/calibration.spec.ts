@@ -167,10 +167,10 @@ describe('early stopping on held-out data', () => {
   });
 
   /**
-   * `n` examples of 20 intents, each told by three cue words of its own, a tenth of them
-   * labelled at random, each with a token of its own (unseen at parse time).
+   * `n` examples of 20 intents, each told by three cue words of its own, a share (`noise`) of
+   * them labelled at random, each with a token of its own (unseen at parse time).
    */
-  function twentyIntents(seed: number, offset: number, n: number): NluExample[] {
+  function twentyIntents(seed: number, offset: number, n: number, noise = 0.1): NluExample[] {
     let s = seed;
     const next = (): number => {
       s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
@@ -179,7 +179,7 @@ describe('early stopping on held-out data', () => {
     return Array.from({ length: n }, (_, i) => {
       const k = Math.floor(next() * 20);
       const cue = `cue${k}x${Math.floor(next() * 3)}`;
-      const label = next() < 0.1 ? Math.floor(next() * 20) : k;
+      const label = next() < noise ? Math.floor(next() * 20) : k;
       return {
         intent: `intent_${label}`,
         text: `please ${cue} item${offset + i} now`,
@@ -219,6 +219,35 @@ describe('early stopping on held-out data', () => {
     const calibrated = await overconfidence(true);
     expect(raw).toBeLessThan(-0.15);
     expect(Math.abs(calibrated)).toBeLessThan(0.05);
+  });
+
+  it('sharpens at most twofold: a hold-out the model gets all right does not push filler words past the fallback', async () => {
+    const train = (calibrate: boolean): Promise<TrainedNlu> =>
+      trainNlu(
+        dataOf(twentyIntents(12345, 0, 2000, 0)),
+        {
+          language: 'en',
+          pipeline: [
+            { name: 'WhitespaceTokenizer' },
+            { name: 'CountVectorsFeaturizer' },
+            { name: 'DIETClassifier', epochs: 60, calibrate_confidence: calibrate },
+          ],
+        },
+        { seed: 5, threads: 1 },
+      );
+    const [calibrated, raw] = [await train(true), await train(false)];
+    const temperature = Number(
+      /"temperature":([^,}]+)/.exec(JSON.stringify(calibrated.toJSON()))?.[1],
+    );
+    expect(temperature).toBeCloseTo(0.5, 3);
+    // Cue words: sharper than the raw model; words every intent shares: still under 0.3.
+    const cue = 'please cue3x1 now';
+    expect(calibrated.parse(cue).intent?.confidence).toBeGreaterThan(
+      raw.parse(cue).intent?.confidence ?? 1,
+    );
+    for (const filler of ['please now', 'now now now please']) {
+      expect(calibrated.parse(filler).intent?.confidence).toBeLessThan(0.3);
+    }
   });
 
   it('keeps the temperature in the model and refuses one that is not positive', async () => {

@@ -38,6 +38,14 @@ export interface SoftmaxTrainOptions {
 }
 
 /**
+ * How far temperature scaling may sharpen (logits × 2 at most). The held-out examples are all
+ * in scope: when the model gets every one of them right, their likelihood grows without end as
+ * T falls, and nothing in them says what that does to out-of-scope messages (with T → 0, any
+ * message of known words would reach its top intent at a confidence near 1).
+ */
+export const MIN_TEMPERATURE = 0.5;
+
+/**
  * A sparse-input softmax classifier (optionally with one hidden layer) trained with lazy Adam:
  * only weight rows of features present in a batch are updated, so cost follows non-zeros.
  */
@@ -167,8 +175,8 @@ export class SoftmaxModel {
 
   /**
    * The temperature that minimises the negative log-likelihood of `labels` under
-   * softmax(logits / T): golden-section search on log T over [1/20, 20]. The NLL is convex in
-   * 1/T (a log-sum-exp of scaled logits minus a linear term), so unimodal in log T.
+   * softmax(logits / T): golden-section search on log T over [MIN_TEMPERATURE, 20]. The NLL
+   * is convex in 1/T (a log-sum-exp of scaled logits minus a linear term), so unimodal in log T.
    */
   private fitTemperature(rows: readonly SparseVector[], labels: readonly number[]): number {
     const logits = rows.map((row) => this.logits(row));
@@ -185,7 +193,7 @@ export class SoftmaxModel {
       return total / Math.max(1, logits.length);
     };
     const phi = (Math.sqrt(5) - 1) / 2;
-    let lo = Math.log(1 / 20);
+    let lo = Math.log(MIN_TEMPERATURE);
     let hi = Math.log(20);
     let a = hi - phi * (hi - lo);
     let b = lo + phi * (hi - lo);
