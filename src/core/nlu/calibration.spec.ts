@@ -188,22 +188,26 @@ describe('early stopping on held-out data', () => {
     });
   }
 
+  /** DIET trained on 2,000 of twentyIntents (200 held out), with or without calibration. */
+  const trainTwenty = (noise: number, calibrate: boolean): Promise<TrainedNlu> =>
+    trainNlu(
+      dataOf(twentyIntents(12345, 0, 2000, noise)),
+      {
+        language: 'en',
+        pipeline: [
+          { name: 'WhitespaceTokenizer' },
+          { name: 'CountVectorsFeaturizer' },
+          { name: 'DIETClassifier', epochs: 60, calibrate_confidence: calibrate },
+        ],
+      },
+      { seed: 5, threads: 1 },
+    );
+
   it('calibrates the confidence on the held-out examples: unseen messages are right as often as it says', async () => {
     const fresh = twentyIntents(777, 100_000, 600);
     /** Mean top confidence minus accuracy over the fresh messages. */
     const overconfidence = async (calibrate: boolean): Promise<number> => {
-      const model = await trainNlu(
-        dataOf(twentyIntents(12345, 0, 2000)),
-        {
-          language: 'en',
-          pipeline: [
-            { name: 'WhitespaceTokenizer' },
-            { name: 'CountVectorsFeaturizer' },
-            { name: 'DIETClassifier', epochs: 60, calibrate_confidence: calibrate },
-          ],
-        },
-        { seed: 5, threads: 1 },
-      );
+      const model = await trainTwenty(0.1, calibrate);
       let confidence = 0;
       let right = 0;
       for (const e of fresh) {
@@ -222,20 +226,7 @@ describe('early stopping on held-out data', () => {
   });
 
   it('sharpens at most twofold: a hold-out the model gets all right does not push filler words past the fallback', async () => {
-    const train = (calibrate: boolean): Promise<TrainedNlu> =>
-      trainNlu(
-        dataOf(twentyIntents(12345, 0, 2000, 0)),
-        {
-          language: 'en',
-          pipeline: [
-            { name: 'WhitespaceTokenizer' },
-            { name: 'CountVectorsFeaturizer' },
-            { name: 'DIETClassifier', epochs: 60, calibrate_confidence: calibrate },
-          ],
-        },
-        { seed: 5, threads: 1 },
-      );
-    const [calibrated, raw] = [await train(true), await train(false)];
+    const [calibrated, raw] = [await trainTwenty(0, true), await trainTwenty(0, false)];
     const temperature = Number(
       /"temperature":([^,}]+)/.exec(JSON.stringify(calibrated.toJSON()))?.[1],
     );
