@@ -19,7 +19,10 @@
 //    whose endpoints.yml says `lock_store: type: concurrent_redis` (REDIS_URL, default
 //    127.0.0.1:6379), right after (b) in the same run. Target (scale-out G.18): (e) ≥ 0.8× (b).
 // Database: DATABASE_URL's server (a fresh scratch database, dropped afterwards) or the embedded
-// PostgreSQL. Results: console and bench/results/dialogue.json.
+// PostgreSQL. Each measured run reports the server's CPU per request and, when PostgreSQL runs
+// on this machine, the CPU its processes spent per request (for (d) and (e) beside (b)'s): on a
+// 2-core machine the database's share of the turn moves the ratios as much as the server's.
+// Results: console and bench/results/dialogue.json.
 const { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const { URL } = require('node:url');
@@ -82,6 +85,12 @@ async function turns(parley, connections, bench, run, label = '(b) REST webhook 
   result.responsesWithoutBotMessage = bad;
   result.conversations = conversations;
   return result;
+}
+
+/** The local PostgreSQL's CPU per request of `run`, against `base`'s, when it was measured. */
+function dbCpu(run, base) {
+  if (run.dbCpuUsPerReq === undefined || base.dbCpuUsPerReq === undefined) return '';
+  return ` (stories ${base.cpuUsPerReq}); PostgreSQL CPU ${run.dbCpuUsPerReq} µs per request (stories ${base.dbCpuUsPerReq})`;
 }
 
 /** `--lock redis` (the only string option), taken out before the numeric ones are parsed. */
@@ -223,7 +232,7 @@ async function main() {
         d.ratioToStories = round(d.reqPerSec / b.reqPerSec, 3);
         check(d.non2xx === 0 && d.errors === 0, `${d.name}: all responses 200`);
         console.log(
-          `${connections} conversations, flows: ${d.reqPerSec} turns/s (p50 ${d.p50Ms} ms, p99 ${d.p99Ms} ms) = ${(d.ratioToStories * 100).toFixed(1)} % of the stories turns; server CPU ${d.cpuUsPerReq} µs per request`,
+          `${connections} conversations, flows: ${d.reqPerSec} turns/s (p50 ${d.p50Ms} ms, p99 ${d.p99Ms} ms) = ${(d.ratioToStories * 100).toFixed(1)} % of the stories turns; server CPU ${d.cpuUsPerReq} µs per request${dbCpu(d, b)}`,
         );
       }
       // (e) runs at 10 conversations too, so that its server is as warm at 50 as (b)'s.
@@ -241,7 +250,7 @@ async function main() {
         e.ratioToDefaultLock = round(e.reqPerSec / b.reqPerSec, 3);
         check(e.non2xx === 0 && e.errors === 0, `${e.name}: all responses 200`);
         console.log(
-          `${connections} conversations, Redis lock: ${e.reqPerSec} turns/s (p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms) = ${(e.ratioToDefaultLock * 100).toFixed(1)} % of the default lock store's turns; server CPU ${e.cpuUsPerReq} µs per request`,
+          `${connections} conversations, Redis lock: ${e.reqPerSec} turns/s (p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms) = ${(e.ratioToDefaultLock * 100).toFixed(1)} % of the default lock store's turns; server CPU ${e.cpuUsPerReq} µs per request${dbCpu(e, b)}`,
         );
       }
       results[connections] = {

@@ -238,17 +238,53 @@ function processCpuMs(pid) {
 }
 
 /**
+ * CPU time (ms) of each PostgreSQL process on this machine (`comm` is `postgres`), by pid: what
+ * a local database server spends, whichever backend serves the requests.
+ */
+function postgresCpuMs() {
+  const fs = require('node:fs');
+  const byPid = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue; // the process ended meanwhile
+    }
+    const ms = processCpuMs(entry);
+    if (ms !== null) byPid.set(entry, ms);
+  }
+  return byPid;
+}
+
+/** CPU ms the PostgreSQL processes spent between two readings (processes that ended: not). */
+function postgresCpuSince(before) {
+  if (before.size === 0) return null;
+  let total = 0;
+  for (const [pid, ms] of postgresCpuMs()) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
+/**
  * Optional warm-up run of bench.warmup s, then a measured run of bench.duration s. With `pid`
- * (the server's process), also the server's CPU time per answered request (`cpuUsPerReq`).
+ * (the server's process), also the server's CPU time per answered request (`cpuUsPerReq`) and,
+ * when PostgreSQL runs on this machine, its CPU time per request (`dbCpuUsPerReq`; every
+ * postgres process, so other databases' work on the machine counts too; a backend that ends
+ * during the run is not counted).
  */
 async function cannon(name, opts, bench, pid) {
   if (bench.warmup > 0) await autocannonRun({ ...opts, duration: bench.warmup });
   const cpu0 = pid === undefined ? null : processCpuMs(pid);
+  const db0 = pid === undefined ? null : postgresCpuMs();
   const result = await autocannonRun({ ...opts, duration: bench.duration });
   const cpu1 = pid === undefined ? null : processCpuMs(pid);
+  const dbMs = db0 === null ? null : postgresCpuSince(db0);
   const summary = summarizeCannon(name, result);
   if (cpu0 !== null && cpu1 !== null && summary.requests > 0) {
     summary.cpuUsPerReq = round(((cpu1 - cpu0) * 1000) / summary.requests, 1);
+  }
+  if (dbMs !== null && summary.requests > 0) {
+    summary.dbCpuUsPerReq = round((dbMs * 1000) / summary.requests, 1);
   }
   return summary;
 }
