@@ -453,16 +453,20 @@ interface Judged {
   /** The best intent other than nlu_fallback, and its confidence. */
   readonly top: string | null;
   readonly conf: number;
+  /** The confidence of the second-best intent (0 when there is none). */
+  readonly second: number;
   /** Whether the FallbackClassifier answered nlu_fallback. */
   readonly fellBack: boolean;
 }
 
 function judge(model: TrainedNlu, text: string): Judged {
   const m = model.process(text);
-  const best = (m.intentRanking ?? []).find((r) => r.name !== 'nlu_fallback') ?? null;
+  const ranked = (m.intentRanking ?? []).filter((r) => r.name !== 'nlu_fallback');
+  const best = ranked[0] ?? null;
   return {
     top: best?.name ?? null,
     conf: best?.confidence ?? 0,
+    second: ranked[1]?.confidence ?? 0,
     fellBack: m.intent?.name === 'nlu_fallback',
   };
 }
@@ -496,7 +500,28 @@ interface OosFigures {
   oosRankedFirst: number | null;
   gibberishRecall: number;
   medianConfidence: { inScope: number; oos: number; gibberish: number };
+  /** The FallbackClassifier's rule at other thresholds (ambiguity 0.1), on the same answers. */
+  sweep: ThresholdPoint[];
 }
+
+/** THRESHOLDS of the sweep: what a user who raises the FallbackClassifier threshold gets. */
+const THRESHOLDS = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] as const;
+const AMBIGUITY = 0.1;
+
+interface ThresholdPoint {
+  readonly threshold: number;
+  /** In-scope accuracy points lost to the fallback at this threshold. */
+  readonly fallbackCost: number;
+  /** Out-of-scope messages caught (fallback, or the trained `oos` intent). */
+  readonly oosRecall: number;
+}
+
+/**
+ * The FallbackClassifier's decision at `threshold` from a parse's intent ranking: the top
+ * confidence under the threshold, or the top two within the ambiguity threshold of each other.
+ */
+const fallsBackAt = (j: Judged, threshold: number): boolean =>
+  j.conf < threshold || j.conf - j.second < AMBIGUITY;
 
 /**
  * What the default pipeline knows about what it does not know, for one training set: in-scope
@@ -524,6 +549,14 @@ function judgeCase(model: TrainedNlu, hasOos: boolean, c: OosCase['rows'][number
     judged.filter(({ e, j }) => j.top === e.intent && !j.fellBack).length / judged.length;
   const oos = c.outOfScope.map((t) => judge(model, t));
   const gib = GIBBERISH.map((t) => judge(model, t));
+  const sweep = THRESHOLDS.map((threshold) => ({
+    threshold,
+    fallbackCost:
+      (judged.filter(({ e, j }) => j.top === e.intent && fallsBackAt(j, threshold)).length /
+        judged.length) *
+      100,
+    oosRecall: oos.filter((j) => fallsBackAt(j, threshold) || j.top === OOS).length / oos.length,
+  }));
   const med = [judged.map(({ j }) => j.conf), oos.map((j) => j.conf), gib.map((j) => j.conf)].map(
     median,
   );
@@ -536,6 +569,7 @@ function judgeCase(model: TrainedNlu, hasOos: boolean, c: OosCase['rows'][number
     oosRankedFirst: hasOos ? oos.filter((j) => j.top === OOS).length / oos.length : null,
     gibberishRecall: gib.filter(caught).length / gib.length,
     medianConfidence: { inScope: med[0] ?? 0, oos: med[1] ?? 0, gibberish: med[2] ?? 0 },
+    sweep,
   };
 }
 
@@ -622,6 +656,18 @@ async function oosReport(
       );
       out[name] = f;
     }
+  }
+  console.log(
+    `\nfallback threshold sweep (ambiguity ${AMBIGUITY}): fallback cost in points / out-of-scope recall`,
+  );
+  console.log(`${'case'.padEnd(30)}${THRESHOLDS.map((t) => `${t}`.padEnd(14)).join('')}`);
+  for (const [name, f] of Object.entries(out)) {
+    console.log(
+      name.padEnd(30) +
+        f.sweep
+          .map((p) => `${p.fallbackCost.toFixed(1)} / ${fmt(p.oosRecall)}`.padEnd(14))
+          .join(''),
+    );
   }
   return out;
 }
