@@ -89,7 +89,7 @@ describe('unknown input gets low intent confidence', () => {
   });
 });
 
-describe('early stopping on held-out data', () => {
+describe('early stopping and calibration on examples the model did not learn from', () => {
   /**
    * 1,200 examples (so 10 % are held out) of two intents that three cue words tell apart only
    * 70 % of the time, each with a token of its own: the model can learn the cues, then only
@@ -239,6 +239,58 @@ describe('early stopping on held-out data', () => {
     for (const filler of ['please now', 'now now now please']) {
       expect(calibrated.parse(filler).intent?.confidence).toBeLessThan(0.3);
     }
+  });
+
+  it('calibrates a small training set (no hold-out) by cross-validation, with progress that never goes back', async () => {
+    const fresh = twentyIntents(777, 100_000, 600);
+    const small = dataOf(twentyIntents(12345, 0, 400, 0.1));
+    const trainSmall = async (
+      calibrate: boolean,
+    ): Promise<{ model: TrainedNlu; reports: number[] }> => {
+      const reports: number[] = [];
+      const model = await trainNlu(
+        small,
+        {
+          language: 'en',
+          pipeline: [
+            { name: 'WhitespaceTokenizer' },
+            { name: 'CountVectorsFeaturizer' },
+            { name: 'DIETClassifier', epochs: 60, calibrate_confidence: calibrate },
+          ],
+        },
+        {
+          seed: 5,
+          threads: 1,
+          onProgress: (stage, fraction) => {
+            if (stage.startsWith('DIETClassifier')) reports.push(fraction);
+          },
+        },
+      );
+      return { model, reports };
+    };
+    const overconfidence = (model: TrainedNlu): number => {
+      let gap = 0;
+      for (const e of fresh) {
+        const parsed = model.parse(e.text);
+        gap += (parsed.intent?.confidence ?? 0) - (parsed.intent?.name === e.intent ? 1 : 0);
+      }
+      return gap / fresh.length;
+    };
+    const raw = await trainSmall(false);
+    const calibrated = await trainSmall(true);
+    expect(JSON.stringify(raw.model.toJSON())).not.toMatch(/"temperature":/);
+    expect(JSON.stringify(calibrated.model.toJSON())).toMatch(/"temperature":/);
+    expect(overconfidence(raw.model)).toBeLessThan(-0.15);
+    expect(Math.abs(overconfidence(calibrated.model))).toBeLessThan(0.05);
+    // The ranking is the raw model's: only the confidences change.
+    for (const e of fresh.slice(0, 50)) {
+      expect(calibrated.model.parse(e.text).intent?.name).toBe(
+        raw.model.parse(e.text).intent?.name,
+      );
+    }
+    const backwards = calibrated.reports.filter((f, i) => i > 0 && f < calibrated.reports[i - 1]!);
+    expect(backwards).toEqual([]);
+    expect(calibrated.reports.at(-1)).toBe(1);
   });
 
   it('keeps the temperature in the model and refuses one that is not positive', async () => {

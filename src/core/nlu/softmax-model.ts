@@ -28,12 +28,20 @@ export interface SoftmaxTrainOptions {
   /** Label smoothing ε: targets are (1 − ε)·one-hot + ε / classes. */
   readonly labelSmoothing?: number;
   /**
-   * Temperature scaling (Guo et al., 2017): after training, fit one temperature T on the
-   * held-out rows (when `validationFrom` set some apart) so that softmax(logits / T) minimises
-   * their negative log-likelihood. Confidences then mean what they say on unseen data; the
-   * ranking does not change.
+   * Temperature scaling (Guo et al., 2017): after training, fit one temperature T so that
+   * softmax(logits / T) minimises the negative log-likelihood of examples the model did not
+   * learn from. Confidences then mean what they say on unseen data; the ranking does not change.
+   * With a hold-out (`validationFrom`), T is fitted on it. Without one (a small training set),
+   * on the logits of a stratified `CALIBRATION_FOLDS`-fold cross-validation: each fold is
+   * predicted by a model trained the same way on the other folds, which costs about twice the
+   * training time.
    */
   readonly calibrate?: boolean;
+  /**
+   * Called after each epoch. The cross-validation models of `calibrate` report each of their
+   * epochs as the last epoch (`epochs - 1`, loss NaN): progress stays where the model's own
+   * training ended, and a caller that yields on its epochs keeps yielding.
+   */
   readonly onEpoch?: (epoch: number, loss: number) => void | Promise<void>;
 }
 
@@ -44,6 +52,9 @@ export interface SoftmaxTrainOptions {
  * message of known words would reach its top intent at a confidence near 1).
  */
 export const MIN_TEMPERATURE = 0.5;
+
+/** Folds of the cross-validation that calibrates a model trained without a hold-out. */
+export const CALIBRATION_FOLDS = 3;
 
 /**
  * A sparse-input softmax classifier (optionally with one hidden layer) trained with lazy Adam:
@@ -178,8 +189,10 @@ export class SoftmaxModel {
    * softmax(logits / T): golden-section search on log T over [MIN_TEMPERATURE, 20]. The NLL
    * is convex in 1/T (a log-sum-exp of scaled logits minus a linear term), so unimodal in log T.
    */
-  private fitTemperature(rows: readonly SparseVector[], labels: readonly number[]): number {
-    const logits = rows.map((row) => this.logits(row));
+  private static fitTemperature(
+    logits: readonly Float64Array[],
+    labels: readonly number[],
+  ): number {
     const nll = (t: number): number => {
       let total = 0;
       for (let r = 0; r < logits.length; r++) {
@@ -266,15 +279,74 @@ export class SoftmaxModel {
     o: SoftmaxTrainOptions,
   ): Promise<SoftmaxModel> {
     const model = SoftmaxModel.create(o.inputDim, o.hidden, o.classes, o.seed);
-    await model.fit(rows, labels, o);
+    const heldOut = await model.fit(rows, labels, o);
+    if (o.calibrate && heldOut.length > 0) {
+      model.temperatureValue = SoftmaxModel.fitTemperature(
+        heldOut.map((r) => model.logits(rows[r] as SparseVector)),
+        heldOut.map((r) => labels[r] ?? 0),
+      );
+    } else if (o.calibrate) {
+      const folds = await SoftmaxModel.crossValidatedLogits(rows, labels, o);
+      if (folds) model.temperatureValue = SoftmaxModel.fitTemperature(folds.logits, folds.labels);
+    }
     return model;
   }
 
+  /**
+   * The logits of every row from a model that did not train on it: rows are dealt into
+   * CALIBRATION_FOLDS stratified folds (each class's rows shuffled with the seed, then dealt in
+   * turn), and each fold is predicted by a model trained with the same options on the others.
+   * Null when the set is too small to split (fewer than two rows per fold, or one class).
+   */
+  private static async crossValidatedLogits(
+    rows: readonly SparseVector[],
+    labels: readonly number[],
+    o: SoftmaxTrainOptions,
+  ): Promise<{ logits: Float64Array[]; labels: number[] } | null> {
+    const k = CALIBRATION_FOLDS;
+    if (rows.length < 2 * k || new Set(labels).size < 2) return null;
+    const rng = new Random(o.seed ^ 0x2545f491);
+    const byClass = new Map<number, number[]>();
+    labels.forEach((y, r) => {
+      const members = byClass.get(y);
+      if (members) members.push(r);
+      else byClass.set(y, [r]);
+    });
+    const fold = new Int32Array(rows.length);
+    let dealt = 0;
+    for (const y of [...byClass.keys()].sort((a, b) => a - b)) {
+      for (const r of rng.shuffle(byClass.get(y) ?? [])) fold[r] = dealt++ % k;
+    }
+    const last = o.epochs - 1;
+    const foldOptions: SoftmaxTrainOptions = {
+      ...o,
+      calibrate: false,
+      onEpoch: o.onEpoch ? (): void | Promise<void> => o.onEpoch?.(last, Number.NaN) : undefined,
+    };
+    const logits: Float64Array[] = [];
+    const gold: number[] = [];
+    for (let f = 0; f < k; f++) {
+      const train = rows.flatMap((_, r) => (fold[r] === f ? [] : [r]));
+      const model = await SoftmaxModel.train(
+        train.map((r) => rows[r] as SparseVector),
+        train.map((r) => labels[r] ?? 0),
+        { ...foldOptions, seed: o.seed + 7919 * (f + 1) },
+      );
+      rows.forEach((row, r) => {
+        if (fold[r] !== f) return;
+        logits.push(model.logits(row));
+        gold.push(labels[r] ?? 0);
+      });
+    }
+    return { logits, labels: gold };
+  }
+
+  /** Trains this model in place; resolves to the rows held out (none for a small set). */
   private async fit(
     rows: readonly SparseVector[],
     labels: readonly number[],
     o: SoftmaxTrainOptions,
-  ): Promise<void> {
+  ): Promise<readonly number[]> {
     const rng = new Random(o.seed ^ 0x5bd1e995);
     const H = this.hidden;
     const C = this.classes;
@@ -451,12 +523,7 @@ export class SoftmaxModel {
     }
     // The weights of the best held-out epoch, not those of the last epoch tried.
     snapshot?.restore(this);
-    if (o.calibrate && heldOut.length > 0) {
-      this.temperatureValue = this.fitTemperature(
-        heldOut.map((r) => rows[r] as SparseVector),
-        heldOut.map((r) => labels[r] ?? 0),
-      );
-    }
+    return heldOut;
   }
 
   toJSON(): Record<string, unknown> {
