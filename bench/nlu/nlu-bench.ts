@@ -132,6 +132,10 @@ function fullGc(): () => void {
  * counts and CPU time does not. Medians over the rounds, and the rounds Parley won (by CPU).
  * Each timed segment ends with a full garbage collection, so each engine pays for the garbage it
  * made itself instead of for the other engine's (a collection falls on whoever allocates next).
+ * A full collection mostly marks the live heap (both engines' models and the corpora: 40–65 ms
+ * on this machine, 15–20 µs per parse of a round), whoever ran before it; the `Net` figures
+ * subtract the CPU of a second, idle collection run right after each segment's, leaving what the
+ * segment's own garbage cost.
  */
 async function interleavedThroughput(
   texts: readonly string[],
@@ -142,6 +146,8 @@ async function interleavedThroughput(
   nlpjs: number;
   parleyCpu: number;
   nlpjsCpu: number;
+  parleyCpuNet: number;
+  nlpjsCpuNet: number;
   parleyWins: number;
   rounds: number;
 }> {
@@ -150,10 +156,17 @@ async function interleavedThroughput(
   const collect = fullGc();
   const wall = { p: [] as number[], n: [] as number[] };
   const cpu = { p: [] as number[], n: [] as number[] };
+  const net = { p: [] as number[], n: [] as number[] };
   let wins = 0;
   const cpuUs = (): number => {
     const u = process.cpuUsage();
     return u.user + u.system;
+  };
+  /** CPU µs of a full collection with no new garbage (run right after one). */
+  const idleCollection = (): number => {
+    const c = cpuUs();
+    collect();
+    return cpuUs() - c;
   };
   for (let r = 0; r < ROUNDS; r++) {
     let t0 = process.hrtime.bigint();
@@ -161,15 +174,21 @@ async function interleavedThroughput(
     for (let i = 0; i < PER_ROUND; i++) parley(texts[i % texts.length] ?? '');
     collect();
     wall.p.push(PER_ROUND / (Number(process.hrtime.bigint() - t0) / 1e9));
-    const pc = PER_ROUND / (Math.max(1, cpuUs() - c0) / 1e6);
+    const pUs = Math.max(1, cpuUs() - c0);
+    const pc = PER_ROUND / (pUs / 1e6);
+    const pNet = PER_ROUND / (Math.max(1, pUs - idleCollection()) / 1e6);
     t0 = process.hrtime.bigint();
     c0 = cpuUs();
     for (let i = 0; i < PER_ROUND; i++) await nlpjs(texts[i % texts.length] ?? '');
     collect();
     wall.n.push(PER_ROUND / (Number(process.hrtime.bigint() - t0) / 1e9));
-    const nc = PER_ROUND / (Math.max(1, cpuUs() - c0) / 1e6);
+    const nUs = Math.max(1, cpuUs() - c0);
+    const nc = PER_ROUND / (nUs / 1e6);
+    const nNet = PER_ROUND / (Math.max(1, nUs - idleCollection()) / 1e6);
     cpu.p.push(pc);
     cpu.n.push(nc);
+    net.p.push(pNet);
+    net.n.push(nNet);
     if (pc >= nc) wins += 1;
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
@@ -178,6 +197,8 @@ async function interleavedThroughput(
     nlpjs: median(wall.n),
     parleyCpu: median(cpu.p),
     nlpjsCpu: median(cpu.n),
+    parleyCpuNet: median(net.p),
+    nlpjsCpuNet: median(net.n),
     parleyWins: wins,
     rounds: ROUNDS,
   };
@@ -744,7 +765,7 @@ export async function main(args: readonly string[]): Promise<void> {
         (t) => manager.process('en', t),
       );
       console.log(
-        `${''.padEnd(18)}measured alternately (${tp.rounds} rounds, medians): parses per CPU-second parley ${tp.parleyCpu.toFixed(0)}, nlp.js ${tp.nlpjsCpu.toFixed(0)} (parley faster in ${tp.parleyWins}/${tp.rounds}); per wall-second parley ${tp.parley.toFixed(0)}, nlp.js ${tp.nlpjs.toFixed(0)}`,
+        `${''.padEnd(18)}measured alternately (${tp.rounds} rounds, medians): parses per CPU-second parley ${tp.parleyCpu.toFixed(0)}, nlp.js ${tp.nlpjsCpu.toFixed(0)} (parley faster in ${tp.parleyWins}/${tp.rounds}); without the idle full collection's CPU parley ${tp.parleyCpuNet.toFixed(0)}, nlp.js ${tp.nlpjsCpuNet.toFixed(0)} (${(tp.parleyCpuNet / tp.nlpjsCpuNet).toFixed(2)}×); per wall-second parley ${tp.parley.toFixed(0)}, nlp.js ${tp.nlpjs.toFixed(0)}`,
       );
       (results[name] as Record<string, unknown>)['interleavedThroughput'] = tp;
       totals.nlpjs.tp += nlpjs.counts.tp;
