@@ -33,8 +33,8 @@ export interface SoftmaxTrainOptions {
    * learn from. Confidences then mean what they say on unseen data; the ranking does not change.
    * With a hold-out (`validationFrom`), T is fitted on it. Without one (a small training set),
    * on the logits of a stratified `CALIBRATION_FOLDS`-fold cross-validation: each fold is
-   * predicted by a model trained the same way on the other folds, which costs about twice the
-   * training time.
+   * predicted by a model trained the same way on the other folds. The fold models cost about
+   * twice the model's own training time again.
    */
   readonly calibrate?: boolean;
   /**
