@@ -293,6 +293,22 @@ describe(ReminderPoller.name, () => {
     expect(await fired).toBe('intent_a');
   });
 
+  it('waits again when its timer fires before the clock reads the reminder time', async () => {
+    const store = new InMemoryReminderStore();
+    const t = clock();
+    let resolveFired: (intent: string) => void = () => undefined;
+    const fired = new Promise<string>((r) => (resolveFired = r));
+    const p = track(poller(store, (d) => (resolveFired(d.intent), Promise.resolve()), t.now));
+    const at = t.now() + 30;
+    await store.schedule(reminder('a', at));
+    p.wake(at);
+    // The timer fires after 30 ms while the clock still reads 30 ms before the reminder.
+    await new Promise((r) => setTimeout(r, 80));
+    t.set(at);
+    const timeout = new Promise<string>((r) => setTimeout(() => r('not fired'), 2_000));
+    expect(await Promise.race([fired, timeout])).toBe('intent_a');
+  });
+
   it('logs a failing sweep once per outage', async () => {
     const store = new InMemoryReminderStore();
     const t = clock();

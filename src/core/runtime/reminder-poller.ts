@@ -105,7 +105,11 @@ export class ReminderPoller {
     const delay = Math.min(Math.max(0, triggerAt - this.now()), MAX_TIMER_MS);
     const timer = setTimeout(() => {
       this.next = null;
-      void this.sweep();
+      // Timers count from the event loop's cached time, so one can fire a millisecond before
+      // the clock reads `triggerAt` (and a capped one weeks before): nothing would be due yet,
+      // and nothing would wake up again before the next periodic sweep. Wait for the rest.
+      if (this.now() < triggerAt) this.wake(triggerAt);
+      else void this.sweep();
     }, delay);
     timer.unref();
     this.next = { at: triggerAt, timer };
