@@ -32,6 +32,13 @@ function clock(start = 1_000_000): { now: () => number; set(ms: number): void } 
   return { now: () => t, set: (ms) => (t = ms) };
 }
 
+/** A fire callback, and the intent of the first reminder it fires. */
+function firstFire(): { fired: Promise<string>; fire: (due: DueReminder) => Promise<void> } {
+  let resolveFired: (intent: string) => void = () => undefined;
+  const fired = new Promise<string>((r) => (resolveFired = r));
+  return { fired, fire: (d) => (resolveFired(d.intent), Promise.resolve()) };
+}
+
 /** A poller whose periodic sweep never runs by itself: the test sweeps. */
 function poller(
   store: InMemoryReminderStore,
@@ -284,9 +291,8 @@ describe(ReminderPoller.name, () => {
 
   it('wakes up at the time of a reminder scheduled on this instance', async () => {
     const store = new InMemoryReminderStore();
-    let resolveFired: (intent: string) => void = () => undefined;
-    const fired = new Promise<string>((r) => (resolveFired = r));
-    const p = track(poller(store, (d) => (resolveFired(d.intent), Promise.resolve()), Date.now));
+    const { fired, fire } = firstFire();
+    const p = track(poller(store, fire, Date.now));
     const at = Date.now() + 20;
     await store.schedule(reminder('a', at));
     p.wake(at);
@@ -296,9 +302,8 @@ describe(ReminderPoller.name, () => {
   it('waits again when its timer fires before the clock reads the reminder time', async () => {
     const store = new InMemoryReminderStore();
     const t = clock();
-    let resolveFired: (intent: string) => void = () => undefined;
-    const fired = new Promise<string>((r) => (resolveFired = r));
-    const p = track(poller(store, (d) => (resolveFired(d.intent), Promise.resolve()), t.now));
+    const { fired, fire } = firstFire();
+    const p = track(poller(store, fire, t.now));
     const at = t.now() + 30;
     await store.schedule(reminder('a', at));
     p.wake(at);
