@@ -87,10 +87,13 @@ async function turns(parley, connections, bench, run, label = '(b) REST webhook 
   return result;
 }
 
-/** The local PostgreSQL's CPU per request of `run`, against `base`'s, when it was measured. */
-function dbCpu(run, base) {
+/**
+ * The server's CPU per request of `base` (the run `run` is compared with, named `label`), then
+ * the local PostgreSQL's CPU per request of both, when it was measured.
+ */
+function dbCpu(run, base, label) {
   if (run.dbCpuUsPerReq === undefined || base.dbCpuUsPerReq === undefined) return '';
-  return ` (stories ${base.cpuUsPerReq}); PostgreSQL CPU ${run.dbCpuUsPerReq} µs per request (stories ${base.dbCpuUsPerReq})`;
+  return ` (${label} ${base.cpuUsPerReq}); PostgreSQL CPU ${run.dbCpuUsPerReq} µs per request (${label} ${base.dbCpuUsPerReq})`;
 }
 
 /** `--lock redis` (the only string option), taken out before the numeric ones are parsed. */
@@ -232,7 +235,7 @@ async function main() {
         d.ratioToStories = round(d.reqPerSec / b.reqPerSec, 3);
         check(d.non2xx === 0 && d.errors === 0, `${d.name}: all responses 200`);
         console.log(
-          `${connections} conversations, flows: ${d.reqPerSec} turns/s (p50 ${d.p50Ms} ms, p99 ${d.p99Ms} ms) = ${(d.ratioToStories * 100).toFixed(1)} % of the stories turns; server CPU ${d.cpuUsPerReq} µs per request${dbCpu(d, b)}`,
+          `${connections} conversations, flows: ${d.reqPerSec} turns/s (p50 ${d.p50Ms} ms, p99 ${d.p99Ms} ms) = ${(d.ratioToStories * 100).toFixed(1)} % of the stories turns; server CPU ${d.cpuUsPerReq} µs per request${dbCpu(d, b, 'stories')}`,
         );
       }
       // (e) runs at 10 conversations too, so that its server is as warm at 50 as (b)'s.
@@ -250,7 +253,7 @@ async function main() {
         e.ratioToDefaultLock = round(e.reqPerSec / b.reqPerSec, 3);
         check(e.non2xx === 0 && e.errors === 0, `${e.name}: all responses 200`);
         console.log(
-          `${connections} conversations, Redis lock: ${e.reqPerSec} turns/s (p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms) = ${(e.ratioToDefaultLock * 100).toFixed(1)} % of the default lock store's turns; server CPU ${e.cpuUsPerReq} µs per request${dbCpu(e, b)}`,
+          `${connections} conversations, Redis lock: ${e.reqPerSec} turns/s (p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms) = ${(e.ratioToDefaultLock * 100).toFixed(1)} % of the default lock store's turns; server CPU ${e.cpuUsPerReq} µs per request${dbCpu(e, b, 'default lock store')}`,
         );
       }
       results[connections] = {
