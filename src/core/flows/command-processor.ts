@@ -410,11 +410,15 @@ function hasCoexistenceSlot(input: CleanUpInput): boolean {
 export function cleanUpCommands(commands: readonly Command[], input: CleanUpInput): Command[] {
   const { tracker, flows } = input;
   const frames = trackerStackFrames(tracker);
-  const filled = new Set(
-    previousCollectSteps(frames, stackStatesOf(tracker.appliedEvents()), flows).map(
-      (c) => c.step.collect,
-    ),
-  );
+  // The slots earlier collect steps of the active flows filled: only `set slot`s need them, and
+  // most turns have none (an NLU-triggered flow start), so they are found on first use.
+  let filledSlots: ReadonlySet<string> | null = null;
+  const filled = (): ReadonlySet<string> =>
+    (filledSlots ??= new Set(
+      previousCollectSteps(frames, stackStatesOf(tracker.appliedEvents()), flows).map(
+        (c) => c.step.collect,
+      ),
+    ));
   const activeFlow = topUserFrame(frames)?.flow_id ?? null;
   let clean: Command[] = [];
   const has = (name: Command['command']): boolean => clean.some((c) => c.command === name);
@@ -485,7 +489,7 @@ function cleanUpSetSlot(
   command: Extract<Command, { command: 'set slot' }>,
   input: CleanUpInput,
   frames: readonly JsonObject[],
-  filled: ReadonlySet<string>,
+  filled: () => ReadonlySet<string>,
 ): Command[] {
   const { tracker, flows, domain } = input;
   const out = [...soFar];
@@ -498,7 +502,7 @@ function cleanUpSetSlot(
     if (!exists) out.push(cannotHandle(CANNOT_HANDLE_INCOMPATIBLE_EXTRACTOR));
     return out;
   }
-  if (!filled.has(command.name) || command.name === ROUTE_TO_CALM_SLOT) {
+  if (command.name === ROUTE_TO_CALM_SLOT || !filled().has(command.name)) {
     out.push(command);
     return out;
   }
