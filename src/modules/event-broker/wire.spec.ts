@@ -106,6 +106,17 @@ describe('toBrokerMessage on any stored event', () => {
     },
   );
 
+  it.each([
+    '{"event": "bot", "metadata": {"a": 1}}',
+    '{"event":"bot","metadata":{"a":1} }',
+    '{"event":"bot","n":1 ,"metadata":{}}',
+    '{\n"event":"bot"}',
+    '{"event":"bot","metadata":{"a":[1,\t2]}}',
+  ])('writes JSON from another writer (%s) without its white space', (data) => {
+    const message = toBrokerMessage({ conversationId: 'c', generation: 'g', seq: 3, data });
+    expect(message.body).toBe(expected(data, 'c', 'g', 3));
+  });
+
   it('keeps a lone surrogate as JSON.stringify escapes it', () => {
     const data = JSON.stringify({ event: 'bot', text: 'x\ud800y', metadata: { k: 'v' } });
     const message = toBrokerMessage({ conversationId: 'c', generation: 'g', seq: 1, data });

@@ -126,8 +126,8 @@ function splicedBody(data: string, senderId: string, eventId: string, seq: numbe
 }
 
 /**
- * The index after the JSON value starting at `start` of JSON.stringify's output (no white
- * space), or -1 when the text ends first. Strings are skipped with their escapes; objects and
+ * The index after the JSON value starting at `start` of JSON.stringify's output, or -1 when
+ * the text ends first or has white space outside strings (another writer's JSON). Strings are skipped with their escapes; objects and
  * arrays by counting brackets outside strings.
  */
 function skipValue(text: string, start: number): number {
@@ -147,6 +147,8 @@ function skipValue(text: string, start: number): number {
       if (depth === 0) return i + 1;
     } else if (c === 0x2c && depth === 0) {
       return i;
+    } else if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+      return -1; // not JSON.stringify's output: the parse writes it without the white space
     }
   }
   return depth === 0 ? n : -1;
