@@ -12,20 +12,14 @@ export interface BrokerMessage {
 }
 
 /**
- * Node's one-shot digest (`crypto.hash`, Node ≥ 20.12; not in the typings this project uses):
- * about a third of the CPU of createHash → update → digest for a short input, once per event.
+ * Node's one-shot digest (`crypto.hash`, in every Node the project supports but not in the
+ * typings it uses): about a third of the CPU of createHash → update → digest for a short input.
  */
 const oneShotHash = (
   crypto as unknown as {
-    hash?: (algorithm: string, data: string, outputEncoding: 'buffer') => Buffer;
+    hash: (algorithm: string, data: string, outputEncoding: 'buffer') => Buffer;
   }
 ).hash;
-
-function sha1(text: string): Buffer {
-  return oneShotHash !== undefined
-    ? oneShotHash('sha1', text, 'buffer')
-    : crypto.createHash('sha1').update(text).digest();
-}
 
 /**
  * A deterministic UUID (version 5 layout, SHA-1) of a stored event: conversation id, the
@@ -33,7 +27,7 @@ function sha1(text: string): Buffer {
  * retry or `parley export` of the same event yields the same id.
  */
 export function eventIdOf(conversationId: string, generation: string, seq: number): string {
-  const h = sha1(`${conversationId}\u0000${generation}\u0000${seq}`);
+  const h = oneShotHash('sha1', `${conversationId}\u0000${generation}\u0000${seq}`, 'buffer');
   h[6] = ((h[6] as number) & 0x0f) | 0x50;
   h[8] = ((h[8] as number) & 0x3f) | 0x80;
   const x = h.subarray(0, 16).toString('hex');
@@ -127,8 +121,8 @@ function splicedBody(data: string, senderId: string, eventId: string, seq: numbe
 
 /**
  * The index after the JSON value starting at `start` of JSON.stringify's output, or -1 when
- * the text ends first or has white space outside strings (another writer's JSON). Strings are skipped with their escapes; objects and
- * arrays by counting brackets outside strings.
+ * the text ends first or has white space outside strings (another writer's JSON). Strings are
+ * skipped with their escapes; objects and arrays by counting brackets outside strings.
  */
 function skipValue(text: string, start: number): number {
   const n = text.length;
