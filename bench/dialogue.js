@@ -26,9 +26,8 @@
 // on this machine, the CPU its processes spent per request (for (d) and (e) beside (b)'s): on a
 // 2-core machine the database's share of the turn moves the ratios as much as the server's.
 // Results: console and bench/results/dialogue.json.
-const { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { chmodSync, existsSync, mkdtempSync, rmSync } = require('node:fs');
 const os = require('node:os');
-const { URL } = require('node:url');
 const path = require('node:path');
 const {
   cannon,
@@ -45,7 +44,9 @@ const {
   ROOT,
   moodbotFiles,
   parseNumberArgs,
+  redisLockEndpoints,
   startParley,
+  takeLockOption,
   trainParley,
   writeResults,
 } = require('./lib/parley');
@@ -99,35 +100,8 @@ function dbCpu(run, base, label) {
   return ` (${label} ${base.cpuUsPerReq}); PostgreSQL CPU ${run.dbCpuUsPerReq} µs per request (${label} ${base.dbCpuUsPerReq})`;
 }
 
-/** `--lock redis` (the only string option), taken out before the numeric ones are parsed. */
-function takeLockOption(argv) {
-  const rest = [...argv];
-  const at = rest.indexOf('--lock');
-  if (at === -1) return { lock: null, rest };
-  const [, value] = rest.splice(at, 2);
-  if (value !== 'redis') throw new Error('--lock takes one value: redis');
-  return { lock: value, rest };
-}
-
-/** An endpoints.yml whose lock store is Redis (REDIS_URL or 127.0.0.1:6379), own key prefix. */
-function redisLockEndpoints(dir) {
-  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const file = path.join(dir, 'endpoints-redis-lock.yml');
-  const lines = [
-    'lock_store:',
-    '  type: concurrent_redis',
-    `  host: ${redis.hostname}`,
-    `  port: ${redis.port || 6379}`,
-    `  db: ${redis.pathname.slice(1) || 0}`,
-    `  key_prefix: bench${Math.random().toString(36).slice(2, 10)}`,
-    ...(redis.password ? ['  password: ${BENCH_REDIS_PASSWORD}'] : []),
-  ];
-  writeFileSync(file, `${lines.join('\n')}\n`);
-  return { file, password: decodeURIComponent(redis.password) };
-}
-
 async function main() {
-  const { lock, rest } = takeLockOption(process.argv.slice(2));
+  const { lock, rest } = takeLockOption(process.argv.slice(2), ['redis']);
   const bench = parseNumberArgs(rest, { duration: 10, warmup: 2, flows: 0, rounds: 0 });
   if (!existsSync(DIST_CLI)) throw new Error(`${DIST_CLI} is missing: run "npm run build" first`);
   const cleanups = cleanupStack();

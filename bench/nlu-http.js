@@ -182,12 +182,40 @@ async function runBenchmarks(bare, parley, bench) {
     parley.pid,
   );
   results.b.responsesWithoutIntent = badBodies;
+
+  // Information: the bare app's POST route with the same bodies — what reading a JSON body
+  // costs any Nest route, which GET /ping does not pay.
+  let echoNext = 0;
+  results.c = await cannon(
+    `(c) bare Nest POST /echo (same bodies)`,
+    {
+      connections: bench.connections,
+      url: bare.url,
+      requests: [
+        {
+          method: 'POST',
+          path: '/echo',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => {
+            req.body = bodies[echoNext++ % bodies.length];
+            return req;
+          },
+        },
+      ],
+    },
+    bench,
+    bare.pid,
+  );
+  results.b.ratioToBarePost = round(results.b.reqPerSec / results.c.reqPerSec, 3);
+  if (results.c.cpuUsPerReq !== undefined && results.b.cpuUsPerReq !== undefined) {
+    results.b.cpuRatioToBarePost = round(results.c.cpuUsPerReq / results.b.cpuUsPerReq, 3);
+  }
   results.b.ratioToBare = round(results.b.reqPerSec / results.a.reqPerSec, 3);
   if (results.a.cpuUsPerReq !== undefined && results.b.cpuUsPerReq !== undefined) {
     // Server CPU per request: how many parses a core serves relative to bare pings.
     results.b.cpuRatioToBare = round(results.a.cpuUsPerReq / results.b.cpuUsPerReq, 3);
   }
-  for (const r of [results.a, results.b]) {
+  for (const r of [results.a, results.b, results.c]) {
     check(r.non2xx === 0 && r.errors === 0 && r.timeouts === 0, `${r.name}: all responses 200`);
   }
   check(badBodies === 0, `${badBodies} /model/parse responses without a 200 and an intent name`);
@@ -197,7 +225,7 @@ async function runBenchmarks(bare, parley, bench) {
 function printTable(results) {
   console.log('\nautocannon, after warm-up\n');
   console.table(
-    [results.a, results.b].map((r) => ({
+    [results.a, results.b, results.c].map((r) => ({
       benchmark: r.name,
       'req/s': r.reqPerSec,
       'p50 ms': r.p50Ms,
@@ -274,6 +302,9 @@ async function main() {
         `server CPU per request, bare / parse: ${(results.b.cpuRatioToBare * 100).toFixed(1)} % (the req/s ratio a server with a core of its own would reach; information)`,
       );
     }
+    console.log(
+      `POST /model/parse / bare Nest POST /echo with the same bodies: ${(results.b.ratioToBarePost * 100).toFixed(1)} % by req/s${results.b.cpuRatioToBarePost === undefined ? '' : `, ${(results.b.cpuRatioToBarePost * 100).toFixed(1)} % by server CPU`} (information)`,
+    );
     console.log(
       `load average (1/5/15 min): before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')} on ${os.cpus().length} CPUs`,
     );

@@ -86,7 +86,7 @@ async function startDatabase() {
 /** A minimal Nest app: one controller with GET /ping, default Express adapter, no middleware. */
 async function serveBare() {
   require('reflect-metadata');
-  const { Controller, Get, Module } = require('@nestjs/common');
+  const { Body, Controller, Get, HttpCode, Module, Post } = require('@nestjs/common');
   const { NestFactory } = require('@nestjs/core');
   class PingController {
     ping() {
@@ -98,6 +98,19 @@ async function serveBare() {
     'ping',
     Object.getOwnPropertyDescriptor(PingController.prototype, 'ping'),
   );
+  // POST /echo: the same route for a request with a JSON body (Nest's default body parser),
+  // answering the text it was sent — the floor for routes that read a body.
+  PingController.prototype.echo = function echo(body) {
+    return { ok: true, text: body?.text ?? null };
+  };
+  Body()(PingController.prototype, 'echo', 0);
+  for (const decorate of [Post('echo'), HttpCode(200)]) {
+    decorate(
+      PingController.prototype,
+      'echo',
+      Object.getOwnPropertyDescriptor(PingController.prototype, 'echo'),
+    );
+  }
   // BARE_INSERT_DATABASE_URL adds GET /insert: the same route plus one single-row INSERT (its
   // own autocommitted transaction) — the floor the dialogue bench's turns are compared with.
   const insertUrl = process.env.BARE_INSERT_DATABASE_URL;

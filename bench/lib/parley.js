@@ -6,6 +6,7 @@
 const { execFile, spawn } = require('node:child_process');
 const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const net = require('node:net');
+const { URL } = require('node:url');
 const path = require('node:path');
 const { clearTimeout, setTimeout } = require('node:timers');
 const { SERVER_START_TIMEOUT_MS } = require('./http-bench');
@@ -160,6 +161,39 @@ function serverPid(pid) {
   return pid;
 }
 
+/**
+ * `--lock <value>` (a string option, one of `allowed`), taken out of `argv` before the numeric
+ * options are parsed: `{ lock: null }` when absent.
+ */
+function takeLockOption(argv, allowed) {
+  const rest = [...argv];
+  const at = rest.indexOf('--lock');
+  if (at === -1) return { lock: null, rest };
+  const [, value] = rest.splice(at, 2);
+  if (!allowed.includes(value)) throw new Error(`--lock takes one of: ${allowed.join(', ')}`);
+  return { lock: value, rest };
+}
+
+/**
+ * An endpoints.yml in `dir` whose lock store is Redis (REDIS_URL or 127.0.0.1:6379) under a key
+ * prefix of its own; instances started with the same file share the locks.
+ */
+function redisLockEndpoints(dir) {
+  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const file = path.join(dir, 'endpoints-redis-lock.yml');
+  const lines = [
+    'lock_store:',
+    '  type: concurrent_redis',
+    `  host: ${redis.hostname}`,
+    `  port: ${redis.port || 6379}`,
+    `  db: ${redis.pathname.slice(1) || 0}`,
+    `  key_prefix: bench${Math.random().toString(36).slice(2, 10)}`,
+    ...(redis.password ? ['  password: ${BENCH_REDIS_PASSWORD}'] : []),
+  ];
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return { file, password: decodeURIComponent(redis.password) };
+}
+
 /** Writes `report` as indented JSON (and a final newline) to `file`, making its folder. */
 function writeResults(file, report) {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -173,8 +207,10 @@ module.exports = {
   freePort,
   moodbotFiles,
   parseNumberArgs,
+  redisLockEndpoints,
   sleep,
   startParley,
+  takeLockOption,
   trainParley,
   writeResults,
 };
