@@ -1,7 +1,6 @@
 import { type INestApplication } from '@nestjs/common';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pinoHttp } from 'pino-http';
 import { Tracer } from 'src/core';
 import { OtelTracer } from 'src/modules/observability';
@@ -11,7 +10,7 @@ import { bodyParsers } from 'src/platform/http/body-parser.middleware';
 import { answerClientErrors } from 'src/platform/http/client-error.handler';
 import { expressErrorHandler } from 'src/platform/http/express-error.handler';
 import { traceContextMiddleware } from 'src/platform/http/trace-context';
-import { httpLoggerOptions, requestId } from 'src/platform/logging/http-logger.options';
+import { echoRequestId, httpLoggerOptions } from 'src/platform/logging/http-logger.options';
 import { requestLevelOf, requestLoggingEnabled } from 'src/platform/logging/request-logging';
 import { withQuietStartup } from 'src/platform/logging/startup-noise';
 import { httpMetricsMiddleware } from 'src/platform/metrics/http-metrics';
@@ -30,13 +29,11 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.use(httpMetricsMiddleware());
   // Every response carries a request id; request log lines only when they are written
   // (pino-http costs ~100 µs of CPU per request even at level silent): at debug by default,
-  // at info with LOG_REQUESTS=true.
-  express.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
-    requestId(req, res);
-    next();
-  });
+  // at info with LOG_REQUESTS=true. The request logger sets the id itself.
   if (requestLoggingEnabled(config)) {
     express.use(pinoHttp({ ...httpLoggerOptions(config), customLogLevel: requestLevelOf(config) }));
+  } else {
+    express.use(echoRequestId);
   }
   express.set('trust proxy', config.trustProxy);
   answerClientErrors(express.getHttpServer());

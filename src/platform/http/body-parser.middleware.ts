@@ -271,19 +271,19 @@ export function bodyParsers(limits: BodyLimits): Middleware[] {
   };
   const body: Middleware = (req, res, next) => {
     const { headers } = req;
-    const { raw, maxBytes } = readerOf(req.path);
     const declared = headers['content-length'];
     const chunked = headers['transfer-encoding'] !== undefined;
+    if (declared === undefined && !chunked) {
+      // No body at all (as express.raw decides: neither a length nor chunked): `req.body` stays
+      // unset (undefined), and nothing else is looked at.
+      next();
+      return;
+    }
+    const { raw, maxBytes } = readerOf(req.path);
     if (
       maxBytes !== null &&
       (headers['content-encoding'] === undefined || headers['content-encoding'] === 'identity')
     ) {
-      if (declared === undefined && !chunked) {
-        // No body at all (as express.raw decides: neither a length nor chunked).
-        req.body = undefined;
-        next();
-        return;
-      }
       const length = declared !== undefined && DIGITS.test(declared) ? Number(declared) : null;
       if (length !== null && length > maxBytes) {
         refuseTooLarge(req, res, next, tooLarge(maxBytes, length));

@@ -6,16 +6,23 @@ import { baseLoggerOptions } from './logger-options';
 import { redactHeaders, redactUrl } from './redact';
 
 /**
- * The request's id: the caller's `x-request-id` when it is sane, else a new one; set once on the
- * request and echoed in the response.
+ * The request's id: the caller's `x-request-id` when it is sane, else a new one. The one
+ * function both ways of answering use: the request logger (pino-http's `genReqId`, which also
+ * keeps it as `req.id` for the log line) and, with request logging off, the middleware that only
+ * echoes it (no property is added to the request: that costs every request a hidden-class
+ * change).
  */
-export function requestId(req: IncomingMessage & { id?: unknown }, res: ServerResponse): string {
-  if (typeof req.id === 'string') return req.id;
+export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
-  req.id = id;
-  res.setHeader('x-request-id', id);
-  return id;
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+const SANE_REQUEST_ID = /^[\w.-]{1,128}$/;
+
+/** Middleware with request logging off: the response carries the request's id. */
+export function echoRequestId(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  res.setHeader('x-request-id', requestIdOf(req));
+  next();
 }
 
 /**
@@ -30,8 +37,7 @@ export function httpLoggerOptions(config: AppConfig): Options {
   return {
     ...base,
     genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+      const id = requestIdOf(req);
       res.setHeader('x-request-id', id);
       return id;
     },
