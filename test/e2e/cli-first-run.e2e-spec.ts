@@ -143,7 +143,7 @@ describe('parley CLI first-run messages', () => {
     ['by default', undefined, false],
     ['with LOG_REQUESTS=true', 'true', true],
   ])(
-    'at LOG_LEVEL=info writes request lines %s only as asked, route mapping never, start-up in order',
+    'at LOG_LEVEL=info writes request lines %s only as asked (the request id echoed either way), route mapping never, start-up in order',
     async (_what, logRequests, written) => {
       const server = await startCliServer(
         ['--enable-api', '--domain', 'test/fixtures/moodbot/domain.yml'],
@@ -154,12 +154,18 @@ describe('parley CLI first-run messages', () => {
         },
       );
       try {
-        expect((await fetch(`${server.base}/version`)).status).toBe(200);
+        const res = await fetch(`${server.base}/version`, {
+          headers: { 'x-request-id': 'first-run.42' },
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('x-request-id')).toBe('first-run.42');
       } finally {
         expect(await server.stop()).toBe(0);
       }
       const out = server.output();
       expect(out.includes('"msg":"request completed"')).toBe(written);
+      // The log line carries the id the response echoed.
+      expect(out.includes('"req":{"id":"first-run.42"')).toBe(written);
       expect(out).not.toContain('Mapped {');
       const started = out.indexOf('Nest application successfully started');
       expect(started).toBeGreaterThan(-1);
