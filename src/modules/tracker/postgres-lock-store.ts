@@ -77,16 +77,16 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
     try {
       try {
         const left = Math.max(1, Math.floor(deadline - Date.now()));
-        // One round trip of a prepared call (migration AddConversationLockFunction): the
-        // timeout, the lock, then — with a snapshot taken once the lock is held — the
-        // conversation's version, handed to the work.
-        const { rows } = await client.query<{ generation: string; last_seq: number }>({
-          name: 'parley_lock_conversation',
-          text: 'SELECT generation, last_seq FROM parley_lock_conversation($1, $2, $3)',
-          values: [LOCK_NAMESPACE, conversationId, left],
-        });
+        const id = client.escapeLiteral(conversationId);
+        // One round trip: the timeout, the lock, then — a statement of its own, so its snapshot
+        // is taken once the lock is held — the conversation's version, handed to the work.
+        const results = (await client.query(
+          `SET lock_timeout = ${left};` +
+            `SELECT pg_advisory_lock(${LOCK_NAMESPACE}, hashtext(${id}));` +
+            `SELECT generation, last_seq FROM conversation WHERE id = ${id}`,
+        )) as unknown as Array<{ rows: Array<{ generation: string; last_seq: number }> }>;
         locked = true;
-        const row = rows[0];
+        const row = results[2]?.rows[0];
         if (row !== undefined) {
           lease = {
             lastVersion: { generation: row.generation, lastSeq: row.last_seq },
@@ -109,11 +109,10 @@ export class PostgresLockStore extends LockStore implements OnApplicationShutdow
       let broken: Error | undefined = lost ?? failed;
       if (locked && broken === undefined) {
         try {
-          await client.query({
-            name: 'parley_unlock_conversation',
-            text: 'SELECT pg_advisory_unlock($1, hashtext($2))',
-            values: [LOCK_NAMESPACE, conversationId],
-          });
+          await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [
+            LOCK_NAMESPACE,
+            conversationId,
+          ]);
         } catch (err) {
           // A session that may still hold the lock must not go back to the pool: destroying it
           // ends the session, which releases every advisory lock it held.

@@ -7,7 +7,6 @@ import { AddEventOutbox1763770100000 } from './1763770100000-AddEventOutbox';
 import { CreateReminders1763770200000 } from './1763770200000-CreateReminders';
 import { CreateIdempotencyKeys1763770500000 } from './1763770500000-CreateIdempotencyKeys';
 import { AddOutboxTraceparent1763770600000 } from './1763770600000-AddOutboxTraceparent';
-import { AddConversationLockFunction1763770700000 } from './1763770700000-AddConversationLockFunction';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -20,5 +19,4 @@ export const MIGRATIONS = [
   CreateReminders1763770200000,
   CreateIdempotencyKeys1763770500000,
   AddOutboxTraceparent1763770600000,
-  AddConversationLockFunction1763770700000,
 ];
