@@ -13,14 +13,23 @@
 // the start of B's work (release, wake-up, B's acquisition). A and B swap roles every time.
 // Then the cost of an uncontended lock as a turn takes it: --locks lock/unlock cycles over 50
 // conversations at once (each leaving a version, as a turn does), per store: locks/s, this
-// process's CPU per lock and, for Redis, the Redis server's own CPU per lock (INFO cpu).
+// process's CPU per lock and the server's: Redis's own (INFO cpu), or for PostgreSQL that of
+// every postgres process on this machine (a local server).
 // Database: DATABASE_URL's server (a fresh `parley_bench_<ts>` database, dropped afterwards) or
 // a throwaway embedded PostgreSQL. Results: console and bench/results/lock-wake.json.
 const { performance } = require('node:perf_hooks');
 const { setTimeout: sleep } = require('node:timers/promises');
 const path = require('node:path');
 const { URL } = require('node:url');
-const { check, loadAverage, machine, need, round, startDatabase } = require('./lib/http-bench');
+const {
+  check,
+  loadAverage,
+  machine,
+  need,
+  postgresCpuMs,
+  round,
+  startDatabase,
+} = require('./lib/http-bench');
 const { ROOT, parseNumberArgs, writeResults } = require('./lib/parley');
 
 const LOCK_TIMEOUT_MS = 30_000;
@@ -187,10 +196,16 @@ async function main() {
     for (const store of pgStores) closers.push(() => store.onApplicationShutdown());
     const pool = new Pool({ connectionString: db.url, max: 1 });
     closers.push(() => pool.end());
-    // The store reads the conversation's version with the lock (the columns it reads).
-    await pool.query(
-      'CREATE TABLE IF NOT EXISTS conversation (id text PRIMARY KEY, generation uuid, last_seq int)',
-    );
+    // The store's lock call and the conversation table it reads: Parley's own migrations.
+    const { DataSource } = require('typeorm');
+    const { buildTypeOrmOptions } = need('platform/database/typeorm-options.js');
+    const { runMigrationsLocked } = need('platform/database/run-migrations.js');
+    const migrations = await new DataSource(buildTypeOrmOptions(db.url, 2)).initialize();
+    try {
+      await runMigrationsLocked(migrations);
+    } finally {
+      await migrations.destroy();
+    }
     const blocked = async () =>
       (
         await pool.query(
@@ -200,7 +215,12 @@ async function main() {
         )
       ).rows[0].n >= 1;
     rows['PostgreSQL advisory'] = summary(await measure(pgStores, blocked, opts, 'pg'));
-    costs['PostgreSQL advisory'] = await throughput(pgStores[0], 'pg', opts.locks, none);
+    // Every postgres process of this machine (the bench's database server when it is local).
+    const postgresCpu = async () => {
+      const ms = postgresCpuMs();
+      return ms.size === 0 ? null : [...ms.values()].reduce((a, b) => a + b, 0) / 1000;
+    };
+    costs['PostgreSQL advisory'] = await throughput(pgStores[0], 'pg', opts.locks, postgresCpu);
 
     console.table(rows);
     console.log('uncontended locks, 50 conversations at once:');

@@ -349,6 +349,7 @@ module.exports = {
   loadAverage,
   machine,
   need,
+  postgresCpuMs,
   processCpuMs,
   request,
   round,
