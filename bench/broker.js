@@ -43,6 +43,7 @@ const {
   freePort,
   moodbotFiles,
   parseNumberArgs,
+  redisLockLines,
   sleep,
   startParley,
   trainParley,
@@ -117,21 +118,6 @@ function endpointsFile(dir, name, url, c, extra = '') {
     `event_broker:\n  type: pika\n  url: ${url}\n  exchange_name: ${c.exchange}\n  queues:\n    - ${c.queue}\n${extra}`,
   );
   return file;
-}
-
-/** endpoints.yml lines of the Redis lock store (REDIS_URL or 127.0.0.1:6379), own key prefix. */
-function redisLockLines() {
-  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  return [
-    'lock_store:',
-    '  type: concurrent_redis',
-    `  host: ${redis.hostname}`,
-    `  port: ${redis.port || 6379}`,
-    `  db: ${redis.pathname.slice(1) || 0}`,
-    `  key_prefix: bench${Math.random().toString(36).slice(2, 10)}`,
-    ...(redis.password ? ['  password: ${BENCH_REDIS_PASSWORD}'] : []),
-    '',
-  ].join('\n');
 }
 
 function percentile(sorted, p) {

@@ -156,27 +156,31 @@ async function runBenchmarks(bare, parley, bench) {
   );
 
   const bodies = UTTERANCES.map(({ text }) => JSON.stringify({ text }));
-  let next = 0;
+  /** autocannon's request list: POST `path` with the bodies in turn. */
+  const posting = (path, onResponse) => {
+    let next = 0;
+    return [
+      {
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => {
+          req.body = bodies[next++ % bodies.length];
+          return req;
+        },
+        ...(onResponse ? { onResponse } : {}),
+      },
+    ];
+  };
   let badBodies = 0;
   results.b = await cannon(
     `(b) POST /model/parse (${UTTERANCES.length} utterances)`,
     {
       connections: bench.connections,
       url: parley.url,
-      requests: [
-        {
-          method: 'POST',
-          path: '/model/parse',
-          headers: { 'content-type': 'application/json' },
-          setupRequest: (req) => {
-            req.body = bodies[next++ % bodies.length];
-            return req;
-          },
-          onResponse: (status, body) => {
-            if (status !== 200 || !INTENT_NAMED.test(body)) badBodies++;
-          },
-        },
-      ],
+      requests: posting('/model/parse', (status, body) => {
+        if (status !== 200 || !INTENT_NAMED.test(body)) badBodies++;
+      }),
     },
     bench,
     parley.pid,
@@ -185,24 +189,9 @@ async function runBenchmarks(bare, parley, bench) {
 
   // Information: the bare app's POST route with the same bodies — what reading a JSON body
   // costs any Nest route, which GET /ping does not pay.
-  let echoNext = 0;
   results.c = await cannon(
     `(c) bare Nest POST /echo (same bodies)`,
-    {
-      connections: bench.connections,
-      url: bare.url,
-      requests: [
-        {
-          method: 'POST',
-          path: '/echo',
-          headers: { 'content-type': 'application/json' },
-          setupRequest: (req) => {
-            req.body = bodies[echoNext++ % bodies.length];
-            return req;
-          },
-        },
-      ],
-    },
+    { connections: bench.connections, url: bare.url, requests: posting('/echo') },
     bench,
     bare.pid,
   );

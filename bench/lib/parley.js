@@ -175,13 +175,12 @@ function takeLockOption(argv, allowed) {
 }
 
 /**
- * An endpoints.yml in `dir` whose lock store is Redis (REDIS_URL or 127.0.0.1:6379) under a key
- * prefix of its own; instances started with the same file share the locks.
+ * endpoints.yml lines of a Redis lock store (REDIS_URL or 127.0.0.1:6379) under a key prefix of
+ * its own; a password, if any, is read from BENCH_REDIS_PASSWORD (see `redisLockEndpoints`).
  */
-function redisLockEndpoints(dir) {
+function redisLockLines() {
   const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const file = path.join(dir, 'endpoints-redis-lock.yml');
-  const lines = [
+  return [
     'lock_store:',
     '  type: concurrent_redis',
     `  host: ${redis.hostname}`,
@@ -189,8 +188,18 @@ function redisLockEndpoints(dir) {
     `  db: ${redis.pathname.slice(1) || 0}`,
     `  key_prefix: bench${Math.random().toString(36).slice(2, 10)}`,
     ...(redis.password ? ['  password: ${BENCH_REDIS_PASSWORD}'] : []),
-  ];
-  writeFileSync(file, `${lines.join('\n')}\n`);
+    '',
+  ].join('\n');
+}
+
+/**
+ * An endpoints.yml in `dir` of a Redis lock store (`redisLockLines`), and the password to give
+ * the server as BENCH_REDIS_PASSWORD; instances started with the same file share the locks.
+ */
+function redisLockEndpoints(dir) {
+  const file = path.join(dir, 'endpoints-redis-lock.yml');
+  writeFileSync(file, redisLockLines());
+  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   return { file, password: decodeURIComponent(redis.password) };
 }
 
@@ -208,6 +217,7 @@ module.exports = {
   moodbotFiles,
   parseNumberArgs,
   redisLockEndpoints,
+  redisLockLines,
   sleep,
   startParley,
   takeLockOption,
