@@ -28,7 +28,6 @@
 const { chmodSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { URL } = require('node:url');
 const { fork } = require('node:child_process');
 const {
   check,
@@ -44,6 +43,7 @@ const {
   moodbotFiles,
   parseNumberArgs,
   redisLockLines,
+  redisUrl,
   sleep,
   startParley,
   trainParley,
@@ -192,9 +192,7 @@ async function main() {
       down: endpointsFile(tmp, 'down-turns.yml', deadBroker, live),
       'redis+on': endpointsFile(tmp, 'redis-on.yml', AMQP_URL, live, redisLockLines()),
     };
-    const redisPassword = decodeURIComponent(
-      new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379').password,
-    );
+    const redisPassword = decodeURIComponent(redisUrl().password);
     const throughput = [];
     for (let round_ = 1; round_ <= opts.rounds; round_++) {
       for (const mode of Object.keys(endpointsOf)) {

@@ -153,17 +153,13 @@ async function main() {
     const rd = await turns(`(d) two instances behind the proxy`, p2.url, n, bench);
     const rounds = [];
     for (let i = 0; i < bench.rounds; i++) {
-      const one = () => turns(`(c) round ${i + 1}`, p1.url, n, bench, a.pid);
-      const two = () => turns(`(d) round ${i + 1}`, p2.url, n, bench);
-      let c;
-      let d;
-      if (i % 2 === 0) {
-        d = await two();
-        c = await one();
-      } else {
-        c = await one();
-        d = await two();
-      }
+      const runs = {
+        c: () => turns(`(c) round ${i + 1}`, p1.url, n, bench, a.pid),
+        d: () => turns(`(d) round ${i + 1}`, p2.url, n, bench),
+      };
+      const result = {};
+      for (const key of i % 2 === 0 ? ['d', 'c'] : ['c', 'd']) result[key] = await runs[key]();
+      const { c, d } = result;
       rounds.push({ c, d });
       console.log(
         `round ${i + 1}: one instance ${c.reqPerSec}, two ${d.reqPerSec} turns/s (${round(d.reqPerSec / c.reqPerSec, 3)})`,

@@ -178,8 +178,7 @@ function takeLockOption(argv, allowed) {
  * endpoints.yml lines of a Redis lock store (REDIS_URL or 127.0.0.1:6379) under a key prefix of
  * its own; a password, if any, is read from BENCH_REDIS_PASSWORD (see `redisLockEndpoints`).
  */
-function redisLockLines() {
-  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+function redisLockLines(redis = redisUrl()) {
   return [
     'lock_store:',
     '  type: concurrent_redis',
@@ -197,10 +196,15 @@ function redisLockLines() {
  * the server as BENCH_REDIS_PASSWORD; instances started with the same file share the locks.
  */
 function redisLockEndpoints(dir) {
+  const redis = redisUrl();
   const file = path.join(dir, 'endpoints-redis-lock.yml');
-  writeFileSync(file, redisLockLines());
-  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  writeFileSync(file, redisLockLines(redis));
   return { file, password: decodeURIComponent(redis.password) };
+}
+
+/** The benches' Redis: REDIS_URL or the local default. */
+function redisUrl() {
+  return new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 }
 
 /** Writes `report` as indented JSON (and a final newline) to `file`, making its folder. */
@@ -218,6 +222,7 @@ module.exports = {
   parseNumberArgs,
   redisLockEndpoints,
   redisLockLines,
+  redisUrl,
   sleep,
   startParley,
   takeLockOption,
