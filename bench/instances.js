@@ -150,12 +150,13 @@ async function main() {
     // B as much traffic as A, and a check that both are as warm (B's turns/s ≈ A's).
     const rb2 = await turns(`(b2) the other instance, direct`, b.url, n, bench, b.pid);
     const rc = await turns(`(c) one instance behind the proxy`, p1.url, n, bench, a.pid);
-    const rd = await turns(`(d) two instances behind the proxy`, p2.url, n, bench);
+    const both = [a.pid, b.pid];
+    const rd = await turns(`(d) two instances behind the proxy`, p2.url, n, bench, both);
     const rounds = [];
     for (let i = 0; i < bench.rounds; i++) {
       const runs = {
         c: () => turns(`(c) round ${i + 1}`, p1.url, n, bench, a.pid),
-        d: () => turns(`(d) round ${i + 1}`, p2.url, n, bench),
+        d: () => turns(`(d) round ${i + 1}`, p2.url, n, bench, both),
       };
       const result = {};
       for (const key of i % 2 === 0 ? ['d', 'c'] : ['c', 'd']) result[key] = await runs[key]();
@@ -170,8 +171,13 @@ async function main() {
       check(r.non2xx === 0 && r.errors === 0, `${r.name}: all responses 200`);
       if (r !== ra) check(r.responsesWithoutBotMessage === 0, `${r.name}: every turn answered`);
       r.ratioToBare = round(r.reqPerSec / ra.reqPerSec, 3);
+      const cpu =
+        r.cpuUsPerReq === undefined
+          ? ''
+          : `; CPU per request: server${r === rd || rounds.some((x) => x.d === r) ? 's' : ''} ${r.cpuUsPerReq} µs` +
+            (r.dbCpuUsPerReq === undefined ? '' : `, PostgreSQL ${r.dbCpuUsPerReq} µs`);
       console.log(
-        `${r.name}: ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (${(r.ratioToBare * 100).toFixed(1)} % of bare)`,
+        `${r.name}: ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (${(r.ratioToBare * 100).toFixed(1)} % of bare)${cpu}`,
       );
     }
     const pairs = [{ c: rc, d: rd }, ...rounds];
@@ -188,6 +194,17 @@ async function main() {
       verdict.twoToOneSummed = round(sum('d') / sum('c'), 3);
       verdict.pairRatios = pairs.map(({ c, d }) => round(d.reqPerSec / c.reqPerSec, 3));
     }
+    // CPU per turn over all pairs (weighted by turns): what a second replica costs in work,
+    // which moves far less with the machine's speed than turns/s.
+    const perTurn = (key, field) => {
+      const turnsOf = pairs.reduce((t, pair) => t + pair[key].requests, 0);
+      const us = pairs.reduce((t, pair) => t + (pair[key][field] ?? NaN) * pair[key].requests, 0);
+      return round(us / turnsOf, 1);
+    };
+    verdict.cpuUsPerTurn = {
+      one: { server: perTurn('c', 'cpuUsPerReq'), postgres: perTurn('c', 'dbCpuUsPerReq') },
+      two: { servers: perTurn('d', 'cpuUsPerReq'), postgres: perTurn('d', 'dbCpuUsPerReq') },
+    };
     const ratio = verdict.twoToOneSummed ?? verdict.twoToOneBehindProxy;
     verdict.ratioPass = ratio >= 0.9;
     verdict.p99Pass = verdict.p99TwoMs <= 50;
@@ -199,6 +216,11 @@ async function main() {
         ` (${verdict.ratioPass ? 'PASS' : 'FAIL'} ≥ 0.9); / one direct: ${verdict.twoToOneDirect}; ` +
         `p99 two instances ${verdict.p99TwoMs} ms (${verdict.p99Pass ? 'PASS' : 'FAIL'} ≤ 50 ms; ` +
         `one instance directly averages ${verdict.meanLatencyOneDirectMs} ms a turn at ${n} conversations in flight)`,
+    );
+    const { one, two } = verdict.cpuUsPerTurn;
+    console.log(
+      `CPU per turn over the ${pairs.length} pairs: one instance ${one.server} µs + PostgreSQL ${one.postgres} µs; ` +
+        `two instances ${two.servers} µs + PostgreSQL ${two.postgres} µs`,
     );
     console.log(
       `load average (1/5/15 min): before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')} on ${os.cpus().length} CPUs`,

@@ -278,19 +278,31 @@ function postgresCpuSince(before) {
   return total;
 }
 
+/** CPU ms of the processes `pids` together so far; null when one cannot be read. */
+function processesCpuMs(pids) {
+  let total = 0;
+  for (const pid of pids) {
+    const ms = processCpuMs(pid);
+    if (ms === null) return null;
+    total += ms;
+  }
+  return total;
+}
+
 /**
  * Optional warm-up run of bench.warmup s, then a measured run of bench.duration s. With `pid`
- * (the server's process), also the server's CPU time per answered request (`cpuUsPerReq`) and,
- * when PostgreSQL runs on this machine, its CPU time per request (`dbCpuUsPerReq`; every
- * postgres process, so other databases' work on the machine counts too; a backend that ends
- * during the run is not counted).
+ * (the server's process, or the processes of several servers together), also the servers' CPU
+ * time per answered request (`cpuUsPerReq`) and, when PostgreSQL runs on this machine, its CPU
+ * time per request (`dbCpuUsPerReq`; every postgres process, so other databases' work on the
+ * machine counts too; a backend that ends during the run is not counted).
  */
 async function cannon(name, opts, bench, pid) {
   if (bench.warmup > 0) await autocannonRun({ ...opts, duration: bench.warmup });
-  const cpu0 = pid === undefined ? null : processCpuMs(pid);
-  const db0 = pid === undefined ? null : postgresCpuMs();
+  const pids = pid === undefined ? null : [pid].flat();
+  const cpu0 = pids === null ? null : processesCpuMs(pids);
+  const db0 = pids === null ? null : postgresCpuMs();
   const result = await autocannonRun({ ...opts, duration: bench.duration });
-  const cpu1 = pid === undefined ? null : processCpuMs(pid);
+  const cpu1 = pids === null ? null : processesCpuMs(pids);
   const dbMs = db0 === null ? null : postgresCpuSince(db0);
   const summary = summarizeCannon(name, result);
   if (cpu0 !== null && cpu1 !== null && summary.requests > 0) {
