@@ -128,7 +128,12 @@ export {
   type InMemoryLockStoreOptions,
 } from 'src/core/locking/in-memory-lock-store';
 export { Clock, SystemClock } from 'src/core/ports/clock';
-export { LockStore, NO_LEASE, type LockLease } from 'src/core/ports/lock-store';
+export {
+  LockStore,
+  NO_LEASE,
+  type HandedOverEvents,
+  type LockLease,
+} from 'src/core/ports/lock-store';
 export { MessageHandler } from 'src/core/ports/message-handler';
 export { ModelPersistor, remoteModelKey } from 'src/core/ports/model-persistor';
 export { NoTracing, Tracer, type SpanAttributes, type TraceSpan } from 'src/core/ports/tracer';

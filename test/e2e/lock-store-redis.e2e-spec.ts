@@ -116,6 +116,32 @@ describeWithRedis('lock_store: concurrent_redis over HTTP', (redis) => {
       // The turns went through the Redis lock store.
       expect((await redisWaits()) - before).toBeGreaterThanOrEqual(20);
     });
+
+    it('holds the same conversation turn by turn across both instances as on one instance', async () => {
+      // Round-robin: each instance's cached session is one turn behind; it takes the other's
+      // turn from what the lock hands over, and must answer as one instance does.
+      const script = ['hello there', 'I am very sad', 'yes it did', 'hi', 'wonderful', 'bye'];
+      const talk = async (id: string, via: (i: number) => TestApp): Promise<string[]> => {
+        const answers: string[] = [];
+        for (const [i, message] of [...script, ...script].entries()) {
+          const res = await request(via(i).url)
+            .post('/webhooks/rest/webhook')
+            .send({ sender: id, message });
+          expect(res.status).toBe(200);
+          answers.push((res.body as Array<{ text?: string }>).map((m) => m.text ?? '').join('|'));
+        }
+        return answers;
+      };
+      const alone = uniqueId('redis-alone');
+      const shared = uniqueId('redis-rr');
+      const expected = await talk(alone, () => a);
+      expect(await talk(shared, (i) => (i % 2 === 0 ? a : b))).toEqual(expected);
+      const shape = (list: TrackerEvent[]): string[] =>
+        list.map((e) => `${e.event}:${e.name ?? e.text ?? ''}`);
+      const fromA = await events(a, shared);
+      expect(shape(await events(b, shared))).toEqual(shape(fromA));
+      expect(shape(fromA)).toEqual(shape(await events(a, alone)));
+    });
   });
 
   describe('Redis down or hung', () => {

@@ -1,9 +1,23 @@
 import { type StoreVersion } from 'src/core/ports/tracker-store';
 
 /**
+ * The conversation's most recent stored events, handed to the next holder with the version they
+ * end at: they were stored right after `after` (`lastSeq` 0: they are the whole conversation),
+ * one sequence number each, so the version handed over is `after.lastSeq` plus their number, of
+ * the same generation.
+ */
+export interface HandedOverEvents {
+  readonly after: StoreVersion;
+  /** The stored events, in order, as one JSON array text (each element as stored). */
+  readonly json: string;
+}
+
+/**
  * What one holder of a conversation's lock hands to the next, through a lock store shared by
- * several instances: the conversation's stored version as the last holder left it. An instance
- * whose cached session is at that version may use it without asking the database.
+ * several instances: the conversation's stored version as the last holder left it, and the
+ * events its turn stored when the store carries them. An instance whose cached session is at
+ * that version may use it without asking the database; one whose session is at the version
+ * before that turn applies the turn's events instead of reading them.
  */
 export interface LockLease {
   /**
@@ -13,10 +27,17 @@ export interface LockLease {
    */
   readonly lastVersion: StoreVersion | undefined;
   /**
-   * Leaves the version this holder stored for the next one. A holder that changes the
-   * conversation and does not call this leaves nothing, so the next holder asks the database.
+   * The most recent events up to `lastVersion` the previous holder left, when the store hands
+   * them over (the Redis lock store does, within a size bound); `undefined` otherwise.
    */
-  leave(version: StoreVersion): void;
+  readonly lastEvents?: HandedOverEvents;
+  /**
+   * Leaves the version this holder stored for the next one, with the most recent events up to
+   * it when it has them (a store may drop them: the next holder then reads). A holder that
+   * changes the conversation and does not call this leaves nothing, so the next holder asks the
+   * database.
+   */
+  leave(version: StoreVersion, events?: HandedOverEvents): void;
 }
 
 /** The lease of a store that hands nothing over. */
@@ -41,6 +62,14 @@ export abstract class LockStore {
    */
   sharedAcrossProcesses(): boolean {
     return true;
+  }
+
+  /**
+   * Whether a lease carries the events the previous holder left (`LockLease.lastEvents`): then
+   * holders keep their conversations' recent events to hand over. `false` unless a store says so.
+   */
+  handsOverEvents(): boolean {
+    return false;
   }
 
   /**

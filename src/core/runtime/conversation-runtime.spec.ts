@@ -8,6 +8,7 @@ import {
   type DueReminder,
   EventVerbosity,
   FixedClock,
+  type HandedOverEvents,
   InMemoryLockStore,
   InMemoryReminderStore,
   InMemoryTrackerStore,
@@ -166,17 +167,33 @@ class SharedLocks extends InMemoryLockStore {
 
 /**
  * A shared lock that hands over versions as the Redis store does: what one holder leaves, the
- * next holder (of any "instance" built on the same board) gets once.
+ * next holder (of any "instance" built on the same board) gets once. With `events`, the events
+ * of the holder's turn go with its version, as the Redis store hands them over too.
  */
 class HandOverLocks extends SharedLocks {
-  constructor(private readonly board: Map<string, StoreVersion>) {
+  constructor(
+    private readonly board: Map<string, StoreVersion>,
+    private readonly turns: Map<string, HandedOverEvents> | null = null,
+  ) {
     super();
+  }
+  override handsOverEvents(): boolean {
+    return this.turns !== null;
   }
   override withLock<T>(id: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
     return super.withLock(id, () => {
       const lastVersion = this.board.get(id);
+      const lastEvents = this.turns?.get(id);
       this.board.delete(id);
-      return work({ lastVersion, leave: (v) => this.board.set(id, v) });
+      this.turns?.delete(id);
+      return work({
+        lastVersion,
+        lastEvents,
+        leave: (v, events) => {
+          this.board.set(id, v);
+          if (events !== undefined) this.turns?.set(id, events);
+        },
+      });
     });
   }
 }
@@ -476,6 +493,92 @@ describe('ConversationRuntime', () => {
       .filter((e) => e.event === 'slot')
       .map((e) => (e as JsonObject).value);
     expect(values).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
+  });
+
+  it('takes what another instance stored from the events the lock hands over: round-robin turns read nothing', async () => {
+    const store = new CountingStore();
+    const board = new Map<string, StoreVersion>();
+    const turns = new Map<string, HandedOverEvents>();
+    const a = setup({ store, locks: new HandOverLocks(board, turns) });
+    const b = setup({ store, locks: new HandOverLocks(board, turns) });
+    const fresh = setup({ store, cacheSize: 0 });
+    const user = (text: string): Record<string, unknown> => ({
+      event: 'user',
+      text,
+      parse_data: { intent: { name: 'greet', confidence: 0.9 }, entities: [] },
+    });
+    await append(a.runtime, 'rr', [user('hi'), { event: 'slot', name: 'x', value: 'a1' }]);
+    // b has never seen the conversation: the events handed over are all of it, so b builds it
+    // from them.
+    store.reads = 0;
+    store.catchUps = 0;
+    store.versionChecks = 0;
+    const first = await append(b.runtime, 'rr', [{ event: 'slot', name: 'x', value: 'b1' }]);
+    expect([store.reads, store.catchUps, store.versionChecks]).toEqual([0, 0, 0]);
+    expect(first).toEqual(await fresh.runtime.trackerState('rr', EventVerbosity.ALL));
+    for (let round = 2; round <= 4; round++) {
+      for (const [name, side] of [
+        ['a', a],
+        ['b', b],
+      ] as const) {
+        store.reads = 0;
+        store.catchUps = 0;
+        store.versionChecks = 0;
+        store.attempts = 0;
+        const answer = await append(side.runtime, 'rr', [
+          { event: 'bot', text: `${name}${round}` },
+          { event: 'slot', name: 'x', value: `${name}${round}` },
+          user(`again ${name}${round}`),
+        ]);
+        // One turn behind: what the other instance stored came with the lock.
+        expect([store.reads, store.catchUps, store.versionChecks, store.attempts]).toEqual([
+          0, 0, 0, 1,
+        ]);
+        expect(answer).toEqual(await fresh.runtime.trackerState('rr', EventVerbosity.ALL));
+      }
+    }
+    const values = ((await store.retrieve('rr')) ?? [])
+      .filter((e) => e.event === 'slot')
+      .map((e) => (e as JsonObject).value);
+    expect(values).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3', 'a4', 'b4']);
+  });
+
+  it('reads what another instance stored when the handed-over events do not reach back to the cached session', async () => {
+    const store = new CountingStore();
+    const board = new Map<string, StoreVersion>();
+    const turns = new Map<string, HandedOverEvents>();
+    const a = setup({ store, locks: new HandOverLocks(board, turns) });
+    const b = setup({ store, locks: new HandOverLocks(board, turns) });
+    const fresh = setup({ store, cacheSize: 0 });
+    await append(a.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'a1' }]);
+    await append(b.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'b1' }]);
+    await append(b.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'b2' }]);
+    // a is two turns behind, and the recent events handed over cover both of b's turns.
+    store.reads = 0;
+    store.catchUps = 0;
+    const answer = await append(a.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'a2' }]);
+    expect([store.reads, store.catchUps]).toEqual([0, 0]);
+    expect(answer).toEqual(await fresh.runtime.trackerState('gap', EventVerbosity.ALL));
+    await append(b.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'b3' }]);
+    await append(b.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'b4' }]);
+    const version = board.get('gap')!;
+    // Only the last turn handed over (an older part dropped): a, two turns behind, reads.
+    const last = (await store.retrieve('gap'))!.at(-1)!;
+    turns.set('gap', {
+      after: { generation: version.generation, lastSeq: version.lastSeq - 1 },
+      json: JSON.stringify([last]),
+    });
+    store.catchUps = 0;
+    const again = await append(a.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'a3' }]);
+    expect(store.catchUps).toBe(1);
+    expect(again).toEqual(await fresh.runtime.trackerState('gap', EventVerbosity.ALL));
+    // Events that do not add up to the version handed over are not applied either.
+    await append(b.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'b5' }]);
+    turns.set('gap', { after: turns.get('gap')!.after, json: '[]' });
+    store.catchUps = 0;
+    const third = await append(a.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'a4' }]);
+    expect(store.catchUps).toBe(1);
+    expect(third).toEqual(await fresh.runtime.trackerState('gap', EventVerbosity.ALL));
   });
 
   it('keeps a committed turn when a listener fails, and still runs the listeners after it', async () => {

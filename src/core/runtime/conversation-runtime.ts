@@ -7,7 +7,7 @@ import { type UserMessage } from 'src/core/channels/user-message';
 import { ACTION_SESSION_START_NAME } from 'src/core/domain/domain-constants';
 import { DialogueError } from 'src/core/errors/dialogue-error';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
-import { encodeEvent } from 'src/core/events/encoded-event';
+import { type EncodedEvent, encodeEvent } from 'src/core/events/encoded-event';
 import { type JsonObject } from 'src/core/events/event-base';
 import { deserializeEvent, serializeEvent } from 'src/core/events/event-codec';
 import { validateEventsPayload } from 'src/core/events/event-schema';
@@ -16,7 +16,7 @@ import { type SerializedEvent } from 'src/core/events/serialized-event';
 import { type UserUttered } from 'src/core/events/user-uttered';
 import { parseWithRegex } from 'src/core/interpreter/regex-interpreter';
 import { type Clock } from 'src/core/ports/clock';
-import { type LockLease, type LockStore } from 'src/core/ports/lock-store';
+import { type HandedOverEvents, type LockLease, type LockStore } from 'src/core/ports/lock-store';
 import { MessageHandler } from 'src/core/ports/message-handler';
 import { NoTracing, type Tracer } from 'src/core/ports/tracer';
 import { type StoreVersion, type TrackerStore } from 'src/core/ports/tracker-store';
@@ -43,6 +43,13 @@ import { requireConversationId } from './conversation-id';
 import { type ConversationReader } from './conversation-reader';
 import { type OutputChannelDirectory } from './output-channel-directory';
 import { parseTextAwaitable } from './parse-text';
+import {
+  handOverOf,
+  jsonArrayOf,
+  NO_RECENT_EVENTS,
+  type RecentEvents,
+  withSegment,
+} from './recent-events';
 import { reminderChanges, setsKillableReminder } from './reminder-changes';
 import { type DueReminder, firedReminderMark, isFiredMark } from './reminder-scheduler';
 import {
@@ -677,15 +684,19 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
               storedKillable,
             })
           : undefined;
+        const before = session.version;
         const version = await this.store.appendIfUnchanged(
           conversationId,
           encoded,
-          session.version,
+          before,
           reminders,
         );
         if (version !== null) {
           session.version = version;
-          lease.leave(version);
+          if (this.locks.handsOverEvents()) {
+            keepRecent(session, recentAfterTurn(session.recent, before, version, encoded));
+            lease.leave(version, handOverOf(session.recent));
+          } else lease.leave(version);
           for (const e of encoded) session.bytes += e.json.length * MEMORY_PER_JSON_CHAR;
           this.cache.set(conversationId, session);
           return {
@@ -746,9 +757,20 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       if (!this.locks.sharedAcrossProcesses()) return cached;
       const left = lease.lastVersion;
       if (left !== undefined && sameVersion(left, cached.version)) return cached;
+      if (
+        left !== undefined &&
+        this.applyHandedOver(conversationId, cached, left, lease.lastEvents)
+      ) {
+        return cached;
+      }
       if (cached.version === null) {
         if ((await this.store.version(conversationId)) === null) return cached;
       } else if (await this.catchUp(conversationId, cached, cached.version)) return cached;
+    }
+    const left = lease.lastVersion;
+    if (!reload && left !== undefined && lease.lastEvents !== undefined) {
+      const handed = this.sessionFromHandedOver(conversationId, assistant, left, lease.lastEvents);
+      if (handed !== null) return handed;
     }
     const read = await this.store.retrieveVersioned(conversationId, { latestSessionOnly: true });
     const events = read?.events ?? [];
@@ -757,6 +779,46 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       version: read?.version ?? null,
       firstSeq: read?.firstSeq ?? 1,
       bytes: estimateJsonSize(events) * MEMORY_PER_JSON_CHAR,
+      recent: NO_RECENT_EVENTS,
+    };
+  }
+
+  /**
+   * The latest session built from the events the lock's previous holder handed over, when they
+   * are the whole conversation (a conversation of a few turns, new to this instance): what a read
+   * would build. null when they are not, or cannot be read.
+   */
+  private sessionFromHandedOver(
+    conversationId: string,
+    assistant: LoadedAssistant,
+    left: StoreVersion,
+    handed: HandedOverEvents,
+  ): CachedSession | null {
+    const { after, json } = handed;
+    if (after.lastSeq !== 0 || after.generation !== left.generation) return null;
+    const stored = parseHandedOver(json, left.lastSeq);
+    if (stored === null) return null;
+    // The latest session, as the store reads it: from the last session start on.
+    let first = 0;
+    for (let i = stored.length - 1; i > 0; i--) {
+      if (isSessionStart(stored[i]!)) {
+        first = i;
+        break;
+      }
+    }
+    const events = first === 0 ? stored : stored.slice(first);
+    let tracker: DialogueStateTracker;
+    try {
+      tracker = this.build(conversationId, events, assistant);
+    } catch {
+      return null;
+    }
+    return {
+      tracker,
+      version: left,
+      firstSeq: first + 1,
+      bytes: (estimateJsonSize(events) + json.length) * MEMORY_PER_JSON_CHAR,
+      recent: { segments: [{ after, json, count: stored.length }], chars: json.length },
     };
   }
 
@@ -774,6 +836,59 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     if (newer === null) return false;
     if (newer.events.length === 0) return true;
     if (newer.events.some(isSessionStart)) return false;
+    const events = this.deserialize(newer.events);
+    this.applyStored(conversationId, cached, events, newer.version, estimateJsonSize(newer.events));
+    if (this.locks.handsOverEvents()) {
+      const json = JSON.stringify(newer.events);
+      keepRecent(
+        cached,
+        withSegment(cached.recent, { after: at, json, count: newer.events.length }),
+      );
+    }
+    return true;
+  }
+
+  /**
+   * Applies to `cached` the events the lock's previous holder stored in its turn (handed over
+   * with the lease), when they continue the cached version exactly: the read of a catch-up
+   * without the database. `false` (and `cached` untouched) when they do not, or cannot be read.
+   */
+  private applyHandedOver(
+    conversationId: string,
+    cached: CachedSession,
+    left: StoreVersion,
+    handed: HandedOverEvents | undefined,
+  ): boolean {
+    const at = cached.version;
+    if (handed === undefined || at === null) return false;
+    const { after, json } = handed;
+    if (after.generation !== at.generation || left.generation !== at.generation) return false;
+    // The events must reach back to the cached version (and past it: equal versions need none).
+    if (after.lastSeq > at.lastSeq || at.lastSeq >= left.lastSeq) return false;
+    const stored = parseHandedOver(json, left.lastSeq - after.lastSeq);
+    if (stored === null) return false;
+    const fresh = stored.slice(at.lastSeq - after.lastSeq);
+    // A new session since: the cached one is no longer the latest; a read builds the new one.
+    if (fresh.some(isSessionStart)) return false;
+    let events: DialogueEvent[];
+    try {
+      events = this.deserialize(fresh);
+    } catch {
+      return false; // not what a Parley holder stores: the database is asked instead
+    }
+    this.applyStored(conversationId, cached, events, left, estimateJsonSize(fresh));
+    keepRecent(cached, { segments: [{ after, json, count: stored.length }], chars: json.length });
+    return true;
+  }
+
+  /** Applies stored events to a cached session, which is then at `version`. */
+  private applyStored(
+    conversationId: string,
+    cached: CachedSession,
+    events: readonly DialogueEvent[],
+    version: StoreVersion,
+    jsonChars: number,
+  ): void {
     // Out of the cache while it changes: a failure half-way must not leave it there.
     this.cache.delete(conversationId);
     const { tracker } = cached;
@@ -781,12 +896,11 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
     // Stored events are applied as stored (a fresh read stamps nothing either).
     tracker.modelId = null;
     tracker.assistantId = null;
-    for (const event of this.deserialize(newer.events)) tracker.update(event);
+    for (const event of events) tracker.update(event);
     tracker.modelId = modelId;
     tracker.assistantId = assistantId;
-    cached.version = newer.version;
-    cached.bytes += estimateJsonSize(newer.events) * MEMORY_PER_JSON_CHAR;
-    return true;
+    cached.version = version;
+    cached.bytes += jsonChars * MEMORY_PER_JSON_CHAR;
   }
 
   /**
@@ -812,6 +926,7 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
         version: read.version,
         firstSeq: 1,
         bytes: estimateJsonSize(read.events) * MEMORY_PER_JSON_CHAR,
+        recent: NO_RECENT_EVENTS,
       });
     }
     return tracker;
@@ -910,6 +1025,47 @@ function withModelMetadata(
       ? { ...stamp(assistant), ...(given as Record<string, unknown>) }
       : stamp(assistant);
   return { ...raw, metadata };
+}
+
+/**
+ * A session's recent events once a turn stored `encoded` on `before` (null: the conversation was
+ * new), reaching `version`: the turn's events added as a segment when they fill the gap exactly.
+ */
+function recentAfterTurn(
+  recent: RecentEvents,
+  before: StoreVersion | null,
+  version: StoreVersion,
+  encoded: readonly EncodedEvent[],
+): RecentEvents {
+  if (encoded.length === 0) return recent;
+  const after = before ?? { generation: version.generation, lastSeq: 0 };
+  if (
+    after.generation !== version.generation ||
+    version.lastSeq !== after.lastSeq + encoded.length
+  ) {
+    return NO_RECENT_EVENTS;
+  }
+  const json = jsonArrayOf(encoded.map((e) => e.json));
+  return withSegment(recent, { after, json, count: encoded.length });
+}
+
+/** Replaces a cached session's recent events, keeping its memory estimate in step. */
+function keepRecent(session: CachedSession, recent: RecentEvents): void {
+  session.bytes += recent.chars - session.recent.chars;
+  session.recent = recent;
+}
+
+/** The stored events of a hand-over's JSON, when it is an array of `count` objects; else null. */
+function parseHandedOver(json: string, count: number): SerializedEvent[] | null {
+  let stored: unknown;
+  try {
+    stored = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(stored) || stored.length !== count) return null;
+  for (const e of stored) if (typeof e !== 'object' || e === null || Array.isArray(e)) return null;
+  return stored as SerializedEvent[];
 }
 
 function sameVersion(a: StoreVersion | null, b: StoreVersion | null): boolean {

@@ -1,8 +1,15 @@
 import { DialogueStateTracker } from 'src/core';
+import { NO_RECENT_EVENTS } from './recent-events';
 import { type CachedSession, estimateJsonSize, SessionCache } from './session-cache';
 
 function session(id: string, bytes: number): CachedSession {
-  return { tracker: new DialogueStateTracker(id, []), version: null, firstSeq: 1, bytes };
+  return {
+    tracker: new DialogueStateTracker(id, []),
+    version: null,
+    firstSeq: 1,
+    bytes,
+    recent: NO_RECENT_EVENTS,
+  };
 }
 
 describe('SessionCache', () => {

@@ -1,5 +1,6 @@
 import { type StoreVersion } from 'src/core/ports/tracker-store';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
+import { type RecentEvents } from './recent-events';
 
 /** A conversation's latest session, built, with the store version it reflects. */
 export interface CachedSession {
@@ -10,6 +11,11 @@ export interface CachedSession {
   readonly firstSeq: number;
   /** Estimated memory the built session holds (see {@link estimateJsonSize}), in bytes. */
   bytes: number;
+  /**
+   * Its most recent stored events as JSON, kept only when the lock store hands events over
+   * (their length is counted in `bytes`).
+   */
+  recent: RecentEvents;
 }
 
 /** V8 objects, the tracker's state and the kept wire form take several times the JSON size. */

@@ -36,6 +36,10 @@ export class MeteredLockStore extends LockStore implements OnApplicationShutdown
     return this.inner.sharedAcrossProcesses();
   }
 
+  override handsOverEvents(): boolean {
+    return this.inner.handsOverEvents();
+  }
+
   override concurrentLocks(): number | null {
     return this.inner.concurrentLocks();
   }

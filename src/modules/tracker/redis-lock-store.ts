@@ -6,6 +6,7 @@ import {
   InMemoryLockStore,
   LockStore,
   RETRY_AFTER_DETAIL,
+  type HandedOverEvents,
   type LockLease,
   type StoreVersion,
 } from 'src/core';
@@ -34,17 +35,26 @@ const DEFAULT_RECHECK_MS = 200;
  * session expiry): a conversation idle for longer is read from the database anyway.
  */
 const VERSION_TTL_MS = 60 * 60 * 1000;
+/**
+ * How long a conversation's recent events are kept for its next holder: turns of a conversation
+ * in progress come within minutes; after that the next holder reads them from the database, and
+ * Redis does not keep every recent conversation of a busy deployment for the hour above.
+ */
+const RECENT_TTL_MS = 5 * 60 * 1000;
+/** Recent events longer than this are not handed over (the next holder reads). */
+const MAX_RECENT_CHARS = 32 * 1024;
 
 /**
  * Issues a ticket: `INCR` of the conversation's counter, a ticket key holding the caller's
  * token with the lease as TTL, the number in the conversation's queue (a sorted set, so the
  * first live ticket is found without KEYS). Then the check below, so that an uncontended lock
- * costs this one round trip. Returns {ticket number, 1 held | 0 waiting, handed-over version}.
+ * costs this one round trip. Returns {ticket number, 1 held | 0 waiting, handed-over version,
+ * handed-over recent events}.
  *
  * The handed-over version (the conversation's stored version as the previous holder left it,
- * see RELEASE) is taken out of Redis by the ticket that gets the lock: a holder that dies
- * leaves none behind, so the next one asks the database.
- * KEYS: counter, queue, version. ARGV: ticket key base, token, lease ms.
+ * see RELEASE) and the conversation's recent events are taken out of Redis by the ticket that
+ * gets the lock: a holder that dies leaves none behind, so the next one asks the database.
+ * KEYS: counter, queue, version, recent events. ARGV: ticket key base, token, lease ms.
  */
 const CHECK_BODY = `
 local function touch(keys, lease)
@@ -61,8 +71,12 @@ local function check(keys, base, n, token, lease)
       redis.call('PEXPIRE', mine, lease)
       touch(keys, lease)
       local version = redis.call('GET', keys[3])
-      if version then redis.call('DEL', keys[3]) end
-      return {1, version}
+      local recent = false
+      if version then
+        recent = redis.call('GET', keys[4])
+        redis.call('DEL', keys[3], keys[4])
+      end
+      return {1, version, recent}
     end
     if redis.call('EXISTS', base .. first) == 1 then
       redis.call('PEXPIRE', mine, lease)
@@ -80,15 +94,16 @@ local n = tostring(redis.call('INCR', KEYS[1]))
 redis.call('SET', ARGV[1] .. n, ARGV[2], 'PX', lease)
 redis.call('ZADD', KEYS[2], n, n)
 local state = check(KEYS, ARGV[1], n, ARGV[2], lease)
-return {tonumber(n), state[1], state[2]}
+return {tonumber(n), state[1], state[2], state[3]}
 `;
 
 /**
  * Checks a waiting ticket: expired tickets ahead of it are dropped; it holds the lock when it
  * is the first live one (its TTL is then reset to a full lease). A waiting ticket's TTL is
  * renewed too, so a live waiter never expires while a dead one does. -1: the ticket is gone
- * (expired while Redis was unreachable): issue a new one. Returns {state, handed-over version}.
- * KEYS: counter, queue, version. ARGV: ticket key base, ticket number, token, lease ms.
+ * (expired while Redis was unreachable): issue a new one. Returns {state, handed-over version,
+ * handed-over recent events}.
+ * KEYS: counter, queue, version, recent events. ARGV: ticket key base, ticket number, token, lease ms.
  */
 const CHECK = `${CHECK_BODY}
 return check(KEYS, ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))
@@ -99,10 +114,11 @@ return check(KEYS, ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))
  * a timed-out issue Redis still ran — is given back too): its key and queue entry go; an empty
  * queue takes the counter with it; the waiters of the conversation are told (PUBLISH).
  * A holder whose ticket was still alive (its lease held throughout) leaves the conversation's
- * version for the next holder (ARGV[5], '' for none); any other release clears it, so a
- * version is never handed over by a holder another may have overtaken.
- * KEYS: counter, queue, version. ARGV: ticket key base, token, channel, conversation id,
- * version, version TTL ms.
+ * version for the next holder (ARGV[5], '' for none), and the conversation's recent events up to
+ * it (ARGV[7], '' for none); any other release clears both, so nothing is handed over by a holder another
+ * may have overtaken.
+ * KEYS: counter, queue, version, recent events. ARGV: ticket key base, token, channel, conversation id,
+ * version, version TTL ms, recent events, their TTL ms.
  */
 const RELEASE = `
 local alive = false
@@ -116,8 +132,13 @@ for _, n in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
 end
 if alive and ARGV[5] ~= '' then
   redis.call('SET', KEYS[3], ARGV[5], 'PX', tonumber(ARGV[6]))
+  if ARGV[7] ~= '' then
+    redis.call('SET', KEYS[4], ARGV[7], 'PX', tonumber(ARGV[8]))
+  else
+    redis.call('DEL', KEYS[4])
+  end
 else
-  redis.call('DEL', KEYS[3])
+  redis.call('DEL', KEYS[3], KEYS[4])
 end
 if redis.call('ZCARD', KEYS[2]) == 0 then
   redis.call('DEL', KEYS[1], KEYS[2])
@@ -132,29 +153,34 @@ interface LockCommands {
     counter: string,
     queue: string,
     version: string,
+    recent: string,
     base: string,
     token: string,
     lease: number,
-  ): Promise<[number, number, string | null]>;
+  ): Promise<[number, number, string | null, (string | null)?]>;
   parleyLockCheck(
     counter: string,
     queue: string,
     version: string,
+    recent: string,
     base: string,
     n: string,
     token: string,
     lease: number,
-  ): Promise<[number, string | null]>;
+  ): Promise<[number, string | null, (string | null)?]>;
   parleyLockRelease(
     counter: string,
     queue: string,
     version: string,
+    recent: string,
     base: string,
     token: string,
     channel: string,
     conversationId: string,
     leftVersion: string,
     versionTtlMs: number,
+    leftRecent: string,
+    recentTtlMs: number,
   ): Promise<number>;
 }
 
@@ -262,9 +288,9 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       });
     };
     this.client = create(failFast, 'parley-locks') as RedisClient & LockCommands;
-    this.client.defineCommand('parleyLockIssue', { numberOfKeys: 3, lua: ISSUE });
-    this.client.defineCommand('parleyLockCheck', { numberOfKeys: 3, lua: CHECK });
-    this.client.defineCommand('parleyLockRelease', { numberOfKeys: 3, lua: RELEASE });
+    this.client.defineCommand('parleyLockIssue', { numberOfKeys: 4, lua: ISSUE });
+    this.client.defineCommand('parleyLockCheck', { numberOfKeys: 4, lua: CHECK });
+    this.client.defineCommand('parleyLockRelease', { numberOfKeys: 4, lua: RELEASE });
     // Standalone and Sentinel: the wake-up channel is subscribed again on every `ready` by this
     // store, not by ioredis' autoResubscribe, whose SELECT and SUBSCRIBE after a reconnection
     // reject unhandled ("Connection is closed.") when the connection drops again before they
@@ -306,6 +332,11 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
     });
   }
 
+  /** A lease carries the recent events the previous holder left (see RELEASE). */
+  override handsOverEvents(): boolean {
+    return true;
+  }
+
   withLock<T>(conversationId: string, work: (lease: LockLease) => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.options.lockTimeoutMs;
     return this.local.withLock(conversationId, () =>
@@ -320,43 +351,52 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
   ): Promise<T> {
     const keys = this.keys(conversationId);
     const token = randomUUID();
-    let handedOver: string | null;
+    let handedOver: HandedOver;
     try {
       handedOver = await this.acquire(conversationId, keys, token, deadline);
     } catch (err) {
       // Give back whatever ticket Redis may have issued; not awaited: Redis may be hung.
-      void this.release(conversationId, keys, token, '');
+      void this.release(conversationId, keys, token, NOTHING_LEFT);
       throw err;
     }
     const lease = new TicketLease(handedOver);
     try {
       return await work(lease);
     } finally {
-      await this.release(conversationId, keys, token, lease.left);
+      await this.release(conversationId, keys, token, lease);
     }
   }
 
-  /** Takes the lock; resolves with the version the previous holder handed over, if any. */
+  /** Takes the lock; resolves with what the previous holder handed over, if anything. */
   private async acquire(
     conversationId: string,
     keys: Keys,
     token: string,
     deadline: number,
-  ): Promise<string | null> {
+  ): Promise<HandedOver> {
     const lease = this.options.lifetimeMs;
     let woken = this.armWake(conversationId);
-    let [n, state, version] = await this.redis(() =>
-      this.client.parleyLockIssue(keys.counter, keys.queue, keys.version, keys.base, token, lease),
+    let [n, state, version, recent] = await this.redis(() =>
+      this.client.parleyLockIssue(
+        keys.counter,
+        keys.queue,
+        keys.version,
+        keys.recent,
+        keys.base,
+        token,
+        lease,
+      ),
     );
     while (state !== 1) {
       if (state === -1) {
         // The ticket expired while waiting (Redis unreachable longer than the lease).
         woken = this.armWake(conversationId);
-        [n, state, version] = await this.redis(() =>
+        [n, state, version, recent] = await this.redis(() =>
           this.client.parleyLockIssue(
             keys.counter,
             keys.queue,
             keys.version,
+            keys.recent,
             keys.base,
             token,
             lease,
@@ -373,11 +413,12 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       }
       await woken.wait(Math.min(left, this.recheckMs));
       woken = this.armWake(conversationId);
-      [state, version] = await this.redis(() =>
+      [state, version, recent] = await this.redis(() =>
         this.client.parleyLockCheck(
           keys.counter,
           keys.queue,
           keys.version,
+          keys.recent,
           keys.base,
           String(n),
           token,
@@ -386,26 +427,29 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       );
     }
     woken.cancel();
-    return version;
+    return { version, recent: recent ?? null };
   }
 
   private async release(
     conversationId: string,
     keys: Keys,
     token: string,
-    version: string,
+    left: Left,
   ): Promise<void> {
     try {
       await this.client.parleyLockRelease(
         keys.counter,
         keys.queue,
         keys.version,
+        keys.recent,
         keys.base,
         token,
         this.channel,
         conversationId,
-        version,
+        left.version,
         VERSION_TTL_MS,
+        left.recent,
+        RECENT_TTL_MS,
       );
     } catch (err) {
       // The ticket's lease ends it: until then the conversation stays locked (never unlocked
@@ -443,6 +487,7 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       counter: `${base}last_issued_ticket_number`,
       queue: `${base}queue`,
       version: `${base}version`,
+      recent: `${base}recent_events`,
     };
   }
 
@@ -500,23 +545,58 @@ interface Keys {
   readonly queue: string;
   /** The conversation's stored version as the last holder left it (see RELEASE). */
   readonly version: string;
+  /** The conversation's recent events as the last holder left them (see RELEASE). */
+  readonly recent: string;
 }
 
+/** What a ticket took over from the previous holder, as Redis kept it. */
+interface HandedOver {
+  readonly version: string | null;
+  readonly recent: string | null;
+}
+
+/** What a holder leaves the next one ('' for nothing). */
+interface Left {
+  readonly version: string;
+  readonly recent: string;
+}
+
+const NOTHING_LEFT: Left = { version: '', recent: '' };
+
 /**
- * The lease of one ticket: the version handed over (`generation` and `lastSeq` joined by a
- * space; a generation has none), and the one this holder leaves ('' for none).
+ * The lease of one ticket. A version is `generation` and `lastSeq` joined by a space (a
+ * generation has none); recent events are the version they were stored after, a line break,
+ * then their JSON array.
  */
-class TicketLease implements LockLease {
+class TicketLease implements LockLease, Left {
   readonly lastVersion: StoreVersion | undefined;
-  left = '';
+  readonly lastEvents: HandedOverEvents | undefined;
+  version = '';
+  recent = '';
 
-  constructor(handedOver: string | null) {
-    this.lastVersion = decodeVersion(handedOver);
+  constructor(handedOver: HandedOver) {
+    this.lastVersion = decodeVersion(handedOver.version);
+    this.lastEvents = this.lastVersion === undefined ? undefined : decodeRecent(handedOver.recent);
   }
 
-  leave(version: StoreVersion): void {
-    this.left = `${version.generation} ${version.lastSeq}`;
+  leave(version: StoreVersion, events?: HandedOverEvents): void {
+    this.version = encodeVersion(version);
+    this.recent =
+      events === undefined || events.json.length > MAX_RECENT_CHARS
+        ? ''
+        : `${encodeVersion(events.after)}\n${events.json}`;
   }
+}
+
+function encodeVersion(version: StoreVersion): string {
+  return `${version.generation} ${version.lastSeq}`;
+}
+
+function decodeRecent(text: string | null): HandedOverEvents | undefined {
+  if (text === null) return undefined;
+  const at = text.indexOf('\n');
+  const after = at > 0 ? decodeVersion(text.slice(0, at)) : undefined;
+  return after === undefined ? undefined : { after, json: text.slice(at + 1) };
 }
 
 function decodeVersion(text: string | null): StoreVersion | undefined {

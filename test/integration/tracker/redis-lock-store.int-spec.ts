@@ -166,6 +166,60 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
     expect(seen).toEqual([undefined, { generation: 'gen 1', lastSeq: 7 }, undefined]);
   });
 
+  it("hands a holder's recent events over with its version, once, and drops them past the size bound", async () => {
+    const keyPrefix = uniqueKeyPrefix('handover-events');
+    const a = await make(redis(), { keyPrefix });
+    const b = await make(redis(), { keyPrefix });
+    const conversation = `c-${randomUUID()}`;
+    const json = '[{"event":"slot","name":"x","value":"caf\u00e9 \\n"},{"event":"action"}]';
+    await a.withLock(conversation, (lease) => {
+      lease.leave(
+        { generation: 'gen 1', lastSeq: 9 },
+        { after: { generation: 'gen 1', lastSeq: 7 }, json },
+      );
+      return Promise.resolve();
+    });
+    const seen: unknown[] = [];
+    await b.withLock(conversation, (lease) => {
+      seen.push([lease.lastVersion, lease.lastEvents]);
+      // Events too large to keep in Redis: the version alone goes on.
+      lease.leave(
+        { generation: 'gen 1', lastSeq: 10 },
+        { after: { generation: 'gen 1', lastSeq: 9 }, json: `[${'"x",'.repeat(20_000)}"x"]` },
+      );
+      return Promise.resolve();
+    });
+    await a.withLock(conversation, (lease) => {
+      seen.push([lease.lastVersion, lease.lastEvents]);
+      return Promise.resolve();
+    });
+    await b.withLock(conversation, (lease) => {
+      seen.push([lease.lastVersion, lease.lastEvents]);
+      return Promise.resolve();
+    });
+    expect(seen).toEqual([
+      [
+        { generation: 'gen 1', lastSeq: 9 },
+        { after: { generation: 'gen 1', lastSeq: 7 }, json },
+      ],
+      [{ generation: 'gen 1', lastSeq: 10 }, undefined],
+      [undefined, undefined],
+    ]);
+    // The events are kept for minutes, not for the version's hour.
+    await a.withLock(conversation, (lease) => {
+      lease.leave(
+        { generation: 'g', lastSeq: 2 },
+        { after: { generation: 'g', lastSeq: 1 }, json: '[{}]' },
+      );
+      return Promise.resolve();
+    });
+    const base = `${keyPrefix}:concurrent_lock:${conversation}:`;
+    const turnTtl = await admin.pttl(`${base}recent_events`);
+    expect(turnTtl).toBeGreaterThan(0);
+    expect(turnTtl).toBeLessThanOrEqual(5 * 60_000);
+    expect(await admin.pttl(`${base}version`)).toBeGreaterThan(5 * 60_000);
+  });
+
   it('a holder that outlived its lease hands nothing over, not even after it ends', async () => {
     const keyPrefix = uniqueKeyPrefix('handover-lease');
     const slow = await make(redis(), { keyPrefix, lifetimeMs: 300 });
@@ -183,7 +237,10 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
       slowSaw = lease.lastVersion;
       entered();
       await late.promise;
-      lease.leave({ generation: 'g', lastSeq: 2 });
+      lease.leave(
+        { generation: 'g', lastSeq: 2 },
+        { after: { generation: 'g', lastSeq: 1 }, json: '[{}]' },
+      );
     });
     await holding;
     // The slow holder took the version: the one after its lease ran out gets none.
@@ -194,11 +251,13 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
     late.open();
     await stuck;
     // Its release clears what the overtaking holder left: which write came last is not known.
-    const after = await next.withLock(conversation, (lease) => Promise.resolve(lease.lastVersion));
+    const after = await next.withLock(conversation, (lease) =>
+      Promise.resolve([lease.lastVersion, lease.lastEvents]),
+    );
     expect([slowSaw, overtaking, after]).toEqual([
       { generation: 'g', lastSeq: 1 },
       undefined,
-      undefined,
+      [undefined, undefined],
     ]);
   });
 
