@@ -199,6 +199,31 @@ class HandOverLocks extends SharedLocks {
 }
 
 /**
+ * Two "instances" on one store whose lock hands over versions and recent events, and a reader
+ * with no cache (what a fresh read builds).
+ */
+function handingOverEvents(): {
+  store: CountingStore;
+  board: Map<string, StoreVersion>;
+  turns: Map<string, HandedOverEvents>;
+  a: Setup;
+  b: Setup;
+  fresh: Setup;
+} {
+  const store = new CountingStore();
+  const board = new Map<string, StoreVersion>();
+  const turns = new Map<string, HandedOverEvents>();
+  return {
+    store,
+    board,
+    turns,
+    a: setup({ store, locks: new HandOverLocks(board, turns) }),
+    b: setup({ store, locks: new HandOverLocks(board, turns) }),
+    fresh: setup({ store, cacheSize: 0 }),
+  };
+}
+
+/**
  * Counts conditional appends (one per attempt of a turn), full session reads, version checks
  * and reads of the events after a version (catch-ups).
  */
@@ -496,12 +521,7 @@ describe('ConversationRuntime', () => {
   });
 
   it('takes what another instance stored from the events the lock hands over: round-robin turns read nothing', async () => {
-    const store = new CountingStore();
-    const board = new Map<string, StoreVersion>();
-    const turns = new Map<string, HandedOverEvents>();
-    const a = setup({ store, locks: new HandOverLocks(board, turns) });
-    const b = setup({ store, locks: new HandOverLocks(board, turns) });
-    const fresh = setup({ store, cacheSize: 0 });
+    const { store, a, b, fresh } = handingOverEvents();
     const user = (text: string): Record<string, unknown> => ({
       event: 'user',
       text,
@@ -544,12 +564,7 @@ describe('ConversationRuntime', () => {
   });
 
   it('reads what another instance stored when the handed-over events do not reach back to the cached session', async () => {
-    const store = new CountingStore();
-    const board = new Map<string, StoreVersion>();
-    const turns = new Map<string, HandedOverEvents>();
-    const a = setup({ store, locks: new HandOverLocks(board, turns) });
-    const b = setup({ store, locks: new HandOverLocks(board, turns) });
-    const fresh = setup({ store, cacheSize: 0 });
+    const { store, board, turns, a, b, fresh } = handingOverEvents();
     await append(a.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'a1' }]);
     await append(b.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'b1' }]);
     await append(b.runtime, 'gap', [{ event: 'slot', name: 'x', value: 'b2' }]);

@@ -375,33 +375,15 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
     deadline: number,
   ): Promise<HandedOver> {
     const lease = this.options.lifetimeMs;
+    const issue = (): ReturnType<LockCommands['parleyLockIssue']> =>
+      this.redis(() => this.client.parleyLockIssue(...keys.scripts, keys.base, token, lease));
     let woken = this.armWake(conversationId);
-    let [n, state, version, recent] = await this.redis(() =>
-      this.client.parleyLockIssue(
-        keys.counter,
-        keys.queue,
-        keys.version,
-        keys.recent,
-        keys.base,
-        token,
-        lease,
-      ),
-    );
+    let [n, state, version, recent] = await issue();
     while (state !== 1) {
       if (state === -1) {
         // The ticket expired while waiting (Redis unreachable longer than the lease).
         woken = this.armWake(conversationId);
-        [n, state, version, recent] = await this.redis(() =>
-          this.client.parleyLockIssue(
-            keys.counter,
-            keys.queue,
-            keys.version,
-            keys.recent,
-            keys.base,
-            token,
-            lease,
-          ),
-        );
+        [n, state, version, recent] = await issue();
         continue;
       }
       const left = deadline - Date.now();
@@ -414,16 +396,7 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       await woken.wait(Math.min(left, this.recheckMs));
       woken = this.armWake(conversationId);
       [state, version, recent] = await this.redis(() =>
-        this.client.parleyLockCheck(
-          keys.counter,
-          keys.queue,
-          keys.version,
-          keys.recent,
-          keys.base,
-          String(n),
-          token,
-          lease,
-        ),
+        this.client.parleyLockCheck(...keys.scripts, keys.base, String(n), token, lease),
       );
     }
     woken.cancel();
@@ -438,10 +411,7 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
   ): Promise<void> {
     try {
       await this.client.parleyLockRelease(
-        keys.counter,
-        keys.queue,
-        keys.version,
-        keys.recent,
+        ...keys.scripts,
         keys.base,
         token,
         this.channel,
@@ -484,10 +454,12 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
     const base = `${this.prefix}${part}:`;
     return {
       base,
-      counter: `${base}last_issued_ticket_number`,
-      queue: `${base}queue`,
-      version: `${base}version`,
-      recent: `${base}recent_events`,
+      scripts: [
+        `${base}last_issued_ticket_number`,
+        `${base}queue`,
+        `${base}version`,
+        `${base}recent_events`,
+      ],
     };
   }
 
@@ -540,13 +512,13 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
 }
 
 interface Keys {
+  /** Prefix of the ticket keys (`…:<n>`). */
   readonly base: string;
-  readonly counter: string;
-  readonly queue: string;
-  /** The conversation's stored version as the last holder left it (see RELEASE). */
-  readonly version: string;
-  /** The conversation's recent events as the last holder left them (see RELEASE). */
-  readonly recent: string;
+  /**
+   * The scripts' KEYS, in their order: the ticket counter, the queue, the stored version and the
+   * recent events the last holder left (see RELEASE).
+   */
+  readonly scripts: readonly [string, string, string, string];
 }
 
 /** What a ticket took over from the previous holder, as Redis kept it. */
