@@ -817,7 +817,8 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
       tracker,
       version: left,
       firstSeq: first + 1,
-      bytes: (estimateJsonSize(events) + json.length) * MEMORY_PER_JSON_CHAR,
+      // The built session, plus the recent events' text it keeps (as keepRecent counts it).
+      bytes: estimateJsonSize(events) * MEMORY_PER_JSON_CHAR + json.length,
       recent: { segments: [{ after, json, count: stored.length }], chars: json.length },
     };
   }
@@ -849,9 +850,10 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
   }
 
   /**
-   * Applies to `cached` the events the lock's previous holder stored in its turn (handed over
-   * with the lease), when they continue the cached version exactly: the read of a catch-up
-   * without the database. `false` (and `cached` untouched) when they do not, or cannot be read.
+   * Applies to `cached` the events it lacks from the recent events the lock's previous holder
+   * handed over, when they reach back to its version and add up to the version handed over: a
+   * catch-up without the database. `false` (and `cached` untouched) when they do not, or cannot
+   * be read.
    */
   private applyHandedOver(
     conversationId: string,
