@@ -53,12 +53,14 @@ describe('Export of a flows conversation', () => {
       commands: [{ command: 'start flow', flow: 'book_repair' }],
     });
     const stack = steps.filter((s) => 'stack' in s).map((s) => s.stack as unknown[]);
+    // The command processor's push and the flow's move onto its first step, as one update.
     expect(stack[0]).toEqual([
       {
         op: 'add',
         path: '/0',
-        value: expect.objectContaining({ flow_id: 'book_repair', type: 'flow' }),
+        value: expect.objectContaining({ flow_id: 'book_repair', type: 'flow', step_id: 'START' }),
       },
+      { op: 'replace', path: '/0/step_id', value: 'book_repair_0_collect_bike_type' },
     ]);
     expect(steps).toContainEqual({ slot_was_set: [{ bike_type: 'city' }] });
     expect(steps).toContainEqual({ action: 'utter_repair_booked' });

@@ -1,7 +1,9 @@
 import { Domain } from 'src/core/domain/domain';
+import { deserializeEvents, serializeEvents } from 'src/core/events/event-codec';
 import { slotSet } from 'src/core/events/slot-set';
 import { PolicyEnsemble } from 'src/core/policies/policy-ensemble';
 import { DialogueProcessor } from 'src/core/processor/dialogue-processor';
+import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import { userFlowFrame } from './flow-executor';
 import { FLOW_POLICY_PRIORITY, FlowPolicy } from './flow-policy';
 import { FlowsList } from './flows-list';
@@ -123,5 +125,54 @@ describe('FlowPolicy', () => {
     });
     expect(tracker.stack).toEqual([]);
     expect(tracker.getSlot('name')).toBeNull();
+  });
+
+  it("logs the command processor's push and the flow's first move as one stack event", async () => {
+    const now = counter();
+    const processor = new DialogueProcessor(
+      domain,
+      PolicyEnsemble.of([
+        new FlowPolicy(flows, FLOW_POLICY_PRIORITY, { now, newFrameId: frameIds() }),
+      ]),
+      { endpoint: null, now, calm: { flows, generators: [] } },
+    );
+    const tracker = DialogueStateTracker.fromEvents('spec', [], domain);
+    await processor.handleUserMessage(
+      tracker,
+      {
+        text: 'my name please',
+        parseData: {
+          intent: { name: 'ask_name', confidence: 1 },
+          entities: [],
+          commands: [{ command: 'start flow', flow: 'ask_name' }],
+        },
+        inputChannel: null,
+        messageId: null,
+      },
+      null,
+    );
+    const types = tracker.events.map((e) => e.type);
+    // The first turn also stores the flows' fingerprints (`flow_hashes`).
+    expect(types.slice(0, 4)).toEqual(['user', 'slot', 'stack', 'stack']);
+    const first = tracker.events[2] as { update: string };
+    expect(JSON.parse(first.update)).toEqual([
+      { op: 'add', path: '/0', value: expect.objectContaining({ flow_id: 'ask_name' }) },
+      { op: 'replace', path: '/0/step_id', value: 'ask' },
+    ]);
+    expect(tracker.latestActionName).toBe('action_listen');
+    // Replayed from its stored form, the conversation ends on the same stack.
+    const replayed = DialogueStateTracker.fromEvents(
+      'spec',
+      deserializeEvents(
+        JSON.parse(JSON.stringify(serializeEvents(tracker.events))) as Record<string, unknown>[],
+        now,
+      ),
+      domain,
+    );
+    expect(replayed.stack).toEqual(tracker.stack);
+    expect(tracker.stack.map((f) => (f as { flow_id: string }).flow_id)).toEqual([
+      'ask_name',
+      'pattern_collect_information',
+    ]);
   });
 });

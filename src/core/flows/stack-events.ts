@@ -58,6 +58,40 @@ export function stackEvent(
 }
 
 /**
+ * One `stack` event that does what `first` and then `second` do: its patch is their operations in
+ * order (RFC 6902 applies them one after the other), its time and metadata `first`'s. `before`
+ * is the list `first` applies to (the tracker's own); the event remembers the list it leads to.
+ */
+export function joinedStackEvent(
+  first: DialogueStackUpdated,
+  second: DialogueStackUpdated,
+  before: readonly unknown[],
+): DialogueStackUpdated {
+  const after = stackAfter(stackAfter(before, first), second);
+  const event = dialogueStackUpdated({
+    timestamp: first.timestamp,
+    metadata: first.metadata,
+    update: joinedPatches(first.update, second.update),
+  });
+  rememberStackStep(event, before, after);
+  return event;
+}
+
+/** Two patches (JSON lists as Python's json.dumps writes them) as one list. */
+function joinedPatches(first: string, second: string): string {
+  const a = first.trim();
+  const b = second.trim();
+  if (!a.startsWith('[') || !a.endsWith(']') || !b.startsWith('[') || !b.endsWith(']')) {
+    return pythonJsonDumps([...(JSON.parse(a) as unknown[]), ...(JSON.parse(b) as unknown[])]);
+  }
+  const head = a.slice(1, -1).trim();
+  const tail = b.slice(1, -1).trim();
+  if (head === '') return b;
+  if (tail === '') return a;
+  return `[${head}, ${tail}]`;
+}
+
+/**
  * Applies a `stack` event's patch to a frame list: a new list, shared with whoever applies the
  * same event to the same list (callers must not change it); the input is not changed.
  */

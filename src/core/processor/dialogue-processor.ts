@@ -12,6 +12,7 @@ import {
 import { actionExecuted } from 'src/core/events/action-executed';
 import { actionExecutionRejected } from 'src/core/events/action-execution-rejected';
 import { type DialogueEvent } from 'src/core/events/dialogue-event';
+import { type DialogueStackUpdated } from 'src/core/events/dialogue-stack-updated';
 import { type JsonObject } from 'src/core/events/event-base';
 import { storedParseData } from 'src/core/events/json-values';
 import { externalUserUttered, userUttered, type UserUttered } from 'src/core/events/user-uttered';
@@ -21,6 +22,7 @@ import {
   withCommands,
   type CalmSetup,
 } from 'src/core/flows/calm-turn';
+import { joinedStackEvent } from 'src/core/flows/stack-events';
 import { type EnsemblePrediction, type PolicyEnsemble } from 'src/core/policies/policy-ensemble';
 import { type Tracer } from 'src/core/ports/tracer';
 import { type DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
@@ -142,12 +144,15 @@ export class DialogueProcessor {
   ): Promise<void> {
     const calm = this.options.calm ?? null;
     if (calm !== null && messageHasCommands(tracker)) {
-      for (const e of commandEvents(calm, tracker, this.domain, this.options.now)) {
-        tracker.update(e);
-      }
-    } else {
-      await this.runExtractSlots(tracker, channel);
+      const events = commandEvents(calm, tracker, this.domain, this.options.now);
+      // A closing `stack` event is held back: the first prediction's own `stack` event (the
+      // flow moving onto its first step) joins it, so the turn stores one where Rasa writes two.
+      const held = events.at(-1)?.type === 'stack' ? (events.pop() as DialogueStackUpdated) : null;
+      for (const e of events) tracker.update(e);
+      await this.runPredictionLoop(tracker, channel, held);
+      return;
     }
+    await this.runExtractSlots(tracker, channel);
     await this.runPredictionLoop(tracker, channel);
   }
 
@@ -208,7 +213,11 @@ export class DialogueProcessor {
   }
 
   /** Predicts and runs actions until `action_listen` (or the circuit breaker trips). */
-  async runPredictionLoop(tracker: DialogueStateTracker, channel: string | null): Promise<void> {
+  async runPredictionLoop(
+    tracker: DialogueStateTracker,
+    channel: string | null,
+    held: DialogueStackUpdated | null = null,
+  ): Promise<void> {
     const max = this.options.maxPredictions ?? DEFAULT_MAX_NUMBER_OF_PREDICTIONS;
     let again = true;
     while (again && this.shouldHandle(tracker)) {
@@ -219,7 +228,12 @@ export class DialogueProcessor {
         );
         break;
       }
-      const next = this.nextAction(tracker);
+      let next: ActionPrediction | null;
+      if (held === null) next = this.nextAction(tracker);
+      else {
+        next = this.nextActionAfterHeld(tracker, held);
+        held = null;
+      }
       if (next === null) break;
       again = await this.runAction(tracker, next, channel);
       if (again && tracker.events.at(-1)?.type === 'rewind') {
@@ -239,6 +253,29 @@ export class DialogueProcessor {
         break;
       }
     }
+    if (held !== null) tracker.update(held);
+  }
+
+  /**
+   * The first prediction of a CALM turn whose command events end with `held` (a `stack` event not
+   * yet logged): predicted on a copy of the tracker with `held` applied. When the prediction
+   * starts with a `stack` event of its own, `held` and that event are logged as one; otherwise
+   * `held` is logged as it is. Either way the tracker ends as if both had been logged.
+   */
+  private nextActionAfterHeld(
+    tracker: DialogueStateTracker,
+    held: DialogueStackUpdated,
+  ): ActionPrediction | null {
+    const view = tracker.copy();
+    view.update(held);
+    const next = this.nextAction(view);
+    const first = next?.events[0];
+    if (next === null || first?.type !== 'stack') {
+      tracker.update(held);
+      return next;
+    }
+    tracker.update(joinedStackEvent(held, first, tracker.stack));
+    return { ...next, events: next.events.slice(1) };
   }
 
   /** Followup action when set (and known), else the ensemble's choice. */
