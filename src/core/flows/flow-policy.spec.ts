@@ -1,3 +1,5 @@
+import { ActionExecutionRejection } from 'src/core/actions/action';
+import { type ActionEndpoint } from 'src/core/actions/remote-action';
 import { Domain } from 'src/core/domain/domain';
 import { deserializeEvents, serializeEvents } from 'src/core/events/event-codec';
 import { slotSet } from 'src/core/events/slot-set';
@@ -173,6 +175,57 @@ describe('FlowPolicy', () => {
     expect(tracker.stack.map((f) => (f as { flow_id: string }).flow_id)).toEqual([
       'ask_name',
       'pattern_collect_information',
+    ]);
+  });
+
+  it("logs the command processor's push alone when the flow's first action is rejected", async () => {
+    const checking = new FlowsList([
+      flow('check', [step.action('run', 'action_check')]),
+      ...PATTERNS,
+    ]);
+    const checkDomain = Domain.fromObject({
+      responses: PATTERN_RESPONSES,
+      actions: [...PATTERN_ACTION_NAMES, 'action_check'],
+    });
+    const rejecting = {
+      call: (name: string) => Promise.reject(new ActionExecutionRejection(name, 'not now')),
+    } as unknown as ActionEndpoint;
+    const now = counter();
+    const processor = new DialogueProcessor(
+      checkDomain,
+      PolicyEnsemble.of([
+        new FlowPolicy(checking, FLOW_POLICY_PRIORITY, { now, newFrameId: frameIds() }),
+      ]),
+      { endpoint: rejecting, now, calm: { flows: checking, generators: [] } },
+    );
+    const tracker = DialogueStateTracker.fromEvents('spec', [], checkDomain);
+    await processor.handleUserMessage(
+      tracker,
+      {
+        text: 'check it',
+        parseData: {
+          intent: { name: 'check', confidence: 1 },
+          entities: [],
+          commands: [{ command: 'start flow', flow: 'check' }],
+        },
+        inputChannel: null,
+        messageId: null,
+      },
+      null,
+    );
+    expect(tracker.events.map((e) => e.type).slice(0, 4)).toEqual([
+      'user',
+      'slot',
+      'stack',
+      'action_execution_rejected',
+    ]);
+    const pushed = tracker.events[2] as { update: string };
+    expect(JSON.parse(pushed.update)).toEqual([
+      {
+        op: 'add',
+        path: '/0',
+        value: expect.objectContaining({ flow_id: 'check', step_id: 'START' }),
+      },
     ]);
   });
 });

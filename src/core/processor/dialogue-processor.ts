@@ -65,6 +65,11 @@ export interface ActionPrediction {
   readonly hideRuleTurn: boolean;
   /** The prediction's action metadata (FlowPolicy: `active_flow`, `step_id`), if any. */
   readonly actionMetadata?: JsonObject | null;
+  /**
+   * A `stack` event of the command processor that the first of `events` includes (see
+   * `nextActionAfterHeld`): logged alone when the action is rejected and `events` are not.
+   */
+  readonly heldStack?: DialogueStackUpdated;
 }
 
 /** `action_listen` after an action took the user's message back (no policy chose it). */
@@ -259,8 +264,9 @@ export class DialogueProcessor {
   /**
    * The first prediction of a CALM turn whose command events end with `held` (a `stack` event not
    * yet logged): predicted on a copy of the tracker with `held` applied. When the prediction
-   * starts with a `stack` event of its own, `held` and that event are logged as one; otherwise
-   * `held` is logged as it is. Either way the tracker ends as if both had been logged.
+   * starts with a `stack` event of its own, that event becomes one with `held` (logged with the
+   * action, or `held` alone when the action is rejected); otherwise `held` is logged at once.
+   * Either way the tracker ends as if both had been logged.
    */
   private nextActionAfterHeld(
     tracker: DialogueStateTracker,
@@ -274,8 +280,11 @@ export class DialogueProcessor {
       tracker.update(held);
       return next;
     }
-    tracker.update(joinedStackEvent(held, first, tracker.stack));
-    return { ...next, events: next.events.slice(1) };
+    return {
+      ...next,
+      events: [joinedStackEvent(held, first, tracker.stack), ...next.events.slice(1)],
+      heldStack: held,
+    };
   }
 
   /** Followup action when set (and known), else the ensemble's choice. */
@@ -334,6 +343,7 @@ export class DialogueProcessor {
     } catch (error) {
       if (error instanceof ActionExecutionRejection) {
         this.options.warn?.(error.message, { action: name });
+        if (prediction.heldStack !== undefined) tracker.update(prediction.heldStack);
         tracker.update(
           actionExecutionRejected({
             name,
@@ -351,7 +361,9 @@ export class DialogueProcessor {
       events = [];
     }
     const rejectedManually = events.some((e) => e.type === 'action_execution_rejected');
-    if (!rejectedManually) {
+    if (rejectedManually) {
+      if (prediction.heldStack !== undefined) tracker.update(prediction.heldStack);
+    } else {
       for (const e of prediction.events) tracker.update(e);
       tracker.update(
         actionExecuted({
