@@ -46,7 +46,8 @@ function emptyUserUttered(): UserUttered {
  * events produce. State changes only by applying events (`update`).
  */
 export class DialogueStateTracker {
-  private readonly log: DialogueEvent[] = [];
+  /** Appended to only; replaced once, by `copy`, before the copy is handed out. */
+  private log: DialogueEvent[] = [];
   /** What the events produce; changed only by catalogue entries' `apply`. */
   private readonly state: MutableTrackerState;
 
@@ -326,12 +327,13 @@ export class DialogueStateTracker {
    */
   copy(): DialogueStateTracker {
     const tracker = new DialogueStateTracker(this.senderId, this.slotDefinitions, this);
-    for (const event of this.log) tracker.log.push(event);
+    // slice, not a push per event: a copy is made for every action with prediction events.
+    tracker.log = this.log.slice();
     const cache = this.appliedCache;
     tracker.appliedCache =
       cache === null
         ? null
-        : { list: [...cache.list], upTo: cache.upTo, loops: new Set(cache.loops) };
+        : { list: cache.list.slice(), upTo: cache.upTo, loops: new Set(cache.loops) };
     return tracker;
   }
 
