@@ -160,9 +160,10 @@ export function advanceFlows(input: AdvanceFlowsInput): FlowPrediction {
 }
 
 /**
- * A step stamps its events (`flow_started`, slots) before the `stack` event of the same step is
- * committed ahead of them; the clock's values are handed out again in list order, so the
- * events' times never go back.
+ * The events' times in list order. A step's `stack` event takes a time from before the step
+ * stamps its own events, but `flow_completed` (stamped after the step) goes ahead of the
+ * `flow_resumed` an interrupt's end produced: then the clock's values are handed out again in
+ * list order (copies of the events), so the events' times never go back.
  */
 function inTimeOrder(prediction: FlowPrediction): FlowPrediction {
   const times = prediction.events.map((e) => e.timestamp);
@@ -238,8 +239,8 @@ class FlowRun {
   }
 
   /** Emits a `stack` event for the changes since the last one (none when nothing changed). */
-  private commitStack(): void {
-    const event = stackEvent(this.stack, this.committed, this.now());
+  private commitStack(timestamp: number = this.now()): void {
+    const event = stackEvent(this.stack, this.committed, timestamp);
     if (event !== null) {
       this.events.push(event);
       this.committed = stackAfter(this.committed, event);
@@ -272,6 +273,9 @@ class FlowRun {
       // stack state with the flow on its collect step, below no collect frame yet, is what
       // corrections and the slots a flow already filled look back for.
       if (next.kind === 'collect') this.commitStack();
+      // The time of the `stack` event that goes out ahead of the step's events, taken before
+      // the step stamps them: the events are then in time order as listed.
+      const stamp = this.now();
       const result = this.runStep(next, flow, flowId, previousStepId);
       const events = [...result.events];
       if (result.ended) {
@@ -285,7 +289,7 @@ class FlowRun {
       }
       if (events.length > 0) {
         // Stack changes since the last event go out as one `stack` event, ahead of the step's.
-        this.commitStack();
+        this.commitStack(stamp);
         this.emit(events);
       }
       if (result.action !== undefined) action = result.action;
