@@ -38,6 +38,12 @@ export interface LockLease {
    * database.
    */
   leave(version: StoreVersion, events?: HandedOverEvents): void;
+  /**
+   * Whether `leave` would pass events on: a store that hands events over may decline for a
+   * conversation that stays on this instance (the Redis lock store does). `false`: the holder
+   * need not build them. Absent: as the store's `handsOverEvents()`.
+   */
+  readonly passesEvents?: boolean;
 }
 
 /** The lease of a store that hands nothing over. */

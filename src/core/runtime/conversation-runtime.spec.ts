@@ -174,6 +174,7 @@ class HandOverLocks extends SharedLocks {
   constructor(
     private readonly board: Map<string, StoreVersion>,
     private readonly turns: Map<string, HandedOverEvents> | null = null,
+    private readonly passesEvents?: boolean,
   ) {
     super();
   }
@@ -189,6 +190,7 @@ class HandOverLocks extends SharedLocks {
       return work({
         lastVersion,
         lastEvents,
+        ...(this.passesEvents === undefined ? {} : { passesEvents: this.passesEvents }),
         leave: (v, events) => {
           this.board.set(id, v);
           if (events !== undefined) this.turns?.set(id, events);
@@ -561,6 +563,23 @@ describe('ConversationRuntime', () => {
       .filter((e) => e.event === 'slot')
       .map((e) => (e as JsonObject).value);
     expect(values).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3', 'a4', 'b4']);
+  });
+
+  it('hands no events over when the lease passes none on, and the next instance reads them', async () => {
+    const store = new CountingStore();
+    const board = new Map<string, StoreVersion>();
+    const turns = new Map<string, HandedOverEvents>();
+    const a = setup({ store, locks: new HandOverLocks(board, turns, false) });
+    const b = setup({ store, locks: new HandOverLocks(board, turns, false) });
+    const fresh = setup({ store, cacheSize: 0 });
+    await append(a.runtime, 'kept', [{ event: 'slot', name: 'x', value: 'a1' }]);
+    await append(a.runtime, 'kept', [{ event: 'slot', name: 'x', value: 'a2' }]);
+    expect([board.has('kept'), turns.size]).toEqual([true, 0]);
+    store.reads = 0;
+    store.catchUps = 0;
+    const answer = await append(b.runtime, 'kept', [{ event: 'slot', name: 'x', value: 'b1' }]);
+    expect(store.reads + store.catchUps).toBe(1);
+    expect(answer).toEqual(await fresh.runtime.trackerState('kept', EventVerbosity.ALL));
   });
 
   it('reads what another instance stored when the handed-over events do not reach back to the cached session', async () => {

@@ -695,7 +695,10 @@ export class ConversationRuntime extends MessageHandler implements ConversationR
           session.version = version;
           if (this.locks.handsOverEvents()) {
             keepRecent(session, recentAfterTurn(session.recent, before, version, encoded));
-            lease.leave(version, handOverOf(session.recent));
+            lease.leave(
+              version,
+              lease.passesEvents === false ? undefined : handOverOf(session.recent),
+            );
           } else lease.leave(version);
           for (const e of encoded) session.bytes += e.json.length * MEMORY_PER_JSON_CHAR;
           this.cache.set(conversationId, session);

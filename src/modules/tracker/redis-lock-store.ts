@@ -211,6 +211,22 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
   private lastErrorLog = 0;
   private closed = false;
 
+  /** This store's id in the versions it leaves (which instance stored them). */
+  private readonly instance = randomUUID();
+  /** When this store last took over a version another instance stored (ms; none: -Infinity). */
+  private othersSeenAt = -Infinity;
+
+  /**
+   * Whether conversations move between instances here: this store took over a version another
+   * instance stored within {@link OTHERS_WINDOW_MS}. Only then do holders pass events on (see
+   * TicketLease); `seen`: the lease at hand took over such a version.
+   */
+  private othersSeen(seen = false): boolean {
+    const now = Date.now();
+    if (seen) this.othersSeenAt = now;
+    return now - this.othersSeenAt < OTHERS_WINDOW_MS;
+  }
+
   constructor(private readonly options: RedisLockStoreOptions) {
     super();
     this.local = new InMemoryLockStore({ waitTimeoutMs: options.lockTimeoutMs });
@@ -359,7 +375,7 @@ export class RedisLockStore extends LockStore implements OnApplicationShutdown {
       void this.release(conversationId, keys, token, NOTHING_LEFT);
       throw err;
     }
-    const lease = new TicketLease(handedOver);
+    const lease = new TicketLease(handedOver, this.instance, (seen) => this.othersSeen(seen));
     try {
       return await work(lease);
     } finally {
@@ -536,25 +552,46 @@ interface Left {
 const NOTHING_LEFT: Left = { version: '', recent: '' };
 
 /**
- * The lease of one ticket. A version is `generation` and `lastSeq` joined by a space (a
- * generation has none); recent events are the version they were stored after, a line break,
- * then their JSON array.
+ * How long after taking over a version another instance stored a store keeps passing events on:
+ * while conversations move between instances (a round-robin balancer), every holder passes its
+ * turn's events on; a single instance, or instances behind a balancer with sticky sessions,
+ * pass none — the next holder is this instance again, with the events cached — and save the
+ * window's trip to Redis on every turn. The first move after a quiet spell reads the database.
+ */
+const OTHERS_WINDOW_MS = 60_000;
+
+/**
+ * The lease of one ticket. A version is `generation` and `lastSeq` joined by a space, then a
+ * line break and the id of the instance that stored it; recent events are the version they
+ * were stored after, a line break, then their JSON array.
  */
 class TicketLease implements LockLease, Left {
   readonly lastVersion: StoreVersion | undefined;
   readonly lastEvents: HandedOverEvents | undefined;
+  /** Whether `leave` passes events on (see OTHERS_WINDOW_MS). */
+  readonly passesEvents: boolean;
   version = '';
   recent = '';
 
-  constructor(handedOver: HandedOver) {
-    this.lastVersion = decodeVersion(handedOver.version);
+  constructor(
+    handedOver: HandedOver,
+    private readonly instance: string,
+    othersSeen: (seen: boolean) => boolean,
+  ) {
+    const text = handedOver.version;
+    const at = text === null ? -1 : text.indexOf('\n');
+    this.lastVersion = decodeVersion(at < 0 ? text : (text as string).slice(0, at));
     this.lastEvents = this.lastVersion === undefined ? undefined : decodeRecent(handedOver.recent);
+    // A version without an instance id was stored by an older release: another instance.
+    const byOther =
+      this.lastVersion !== undefined && (at < 0 || (text as string).slice(at + 1) !== instance);
+    this.passesEvents = othersSeen(byOther);
   }
 
   leave(version: StoreVersion, events?: HandedOverEvents): void {
-    this.version = encodeVersion(version);
+    this.version = `${encodeVersion(version)}\n${this.instance}`;
     this.recent =
-      events === undefined || events.json.length > MAX_RECENT_CHARS
+      !this.passesEvents || events === undefined || events.json.length > MAX_RECENT_CHARS
         ? ''
         : `${encodeVersion(events.after)}\n${events.json}`;
   }

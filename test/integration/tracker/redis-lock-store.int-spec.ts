@@ -31,6 +31,21 @@ async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
   return found.sort();
 }
 
+/**
+ * One conversation held by `a`, then `b`, then `a`: each store has taken over a version the
+ * other stored, so both pass events on (conversations move between them).
+ */
+async function crossed(a: RedisLockStore, b: RedisLockStore): Promise<void> {
+  const conversation = `warm-${randomUUID()}`;
+  let n = 0;
+  for (const store of [a, b, a]) {
+    await store.withLock(conversation, (lease) => {
+      lease.leave({ generation: 'w', lastSeq: ++n });
+      return Promise.resolve();
+    });
+  }
+}
+
 describeWithRedis('RedisLockStore across instances and faults', (redis) => {
   const stores: RedisLockStore[] = [];
   let admin: Redis;
@@ -170,6 +185,7 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
     const keyPrefix = uniqueKeyPrefix('handover-events');
     const a = await make(redis(), { keyPrefix });
     const b = await make(redis(), { keyPrefix });
+    await crossed(a, b);
     const conversation = `c-${randomUUID()}`;
     const json = '[{"event":"slot","name":"x","value":"caf\u00e9 \\n"},{"event":"action"}]';
     await a.withLock(conversation, (lease) => {
@@ -218,6 +234,43 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
     expect(turnTtl).toBeGreaterThan(0);
     expect(turnTtl).toBeLessThanOrEqual(5 * 60_000);
     expect(await admin.pttl(`${base}version`)).toBeGreaterThan(5 * 60_000);
+  });
+
+  it('passes events on only once conversations move between instances', async () => {
+    const keyPrefix = uniqueKeyPrefix('handover-moved');
+    const a = await make(redis(), { keyPrefix });
+    const b = await make(redis(), { keyPrefix });
+    const conversation = `c-${randomUUID()}`;
+    const seen: unknown[] = [];
+    const turn = (store: RedisLockStore, n: number): Promise<void> =>
+      store.withLock(conversation, (lease) => {
+        seen.push([lease.passesEvents, lease.lastVersion?.lastSeq, lease.lastEvents?.json]);
+        lease.leave(
+          { generation: 'g', lastSeq: n },
+          { after: { generation: 'g', lastSeq: n - 1 }, json: `[{"n":${n}}]` },
+        );
+        return Promise.resolve();
+      });
+    for (const [store, n] of [
+      [a, 1],
+      [a, 2],
+      [b, 3],
+      [a, 4],
+      [a, 5],
+      [b, 6],
+    ] as const) {
+      await turn(store, n);
+    }
+    expect(seen).toEqual([
+      // One instance so far: the next holder is this one again, with the events cached.
+      [false, undefined, undefined],
+      [false, 1, undefined],
+      // b takes over a version a stored: conversations move here, so holders pass events on.
+      [true, 2, undefined],
+      [true, 3, '[{"n":3}]'],
+      [true, 4, '[{"n":4}]'],
+      [true, 5, '[{"n":5}]'],
+    ]);
   });
 
   it('a holder that outlived its lease hands nothing over, not even after it ends', async () => {
