@@ -4,7 +4,7 @@ import { Domain } from 'src/core/domain/domain';
 import { deserializeEvents, serializeEvents } from 'src/core/events/event-codec';
 import { slotSet } from 'src/core/events/slot-set';
 import { PolicyEnsemble } from 'src/core/policies/policy-ensemble';
-import { DialogueProcessor } from 'src/core/processor/dialogue-processor';
+import { DialogueProcessor, type ParsedUserMessage } from 'src/core/processor/dialogue-processor';
 import { DialogueStateTracker } from 'src/core/tracker/dialogue-state-tracker';
 import { userFlowFrame } from './flow-executor';
 import { FLOW_POLICY_PRIORITY, FlowPolicy } from './flow-policy';
@@ -37,6 +37,35 @@ const domain = Domain.fromObject({
 
 function ensemble(): PolicyEnsemble {
   return PolicyEnsemble.of([new FlowPolicy(flows, FLOW_POLICY_PRIORITY, { now: counter() })]);
+}
+
+/** A user message whose parse data carries a `start flow` command for `flow`. */
+function startingFlow(flow: string): ParsedUserMessage {
+  return {
+    text: `start ${flow}`,
+    parseData: {
+      intent: { name: flow, confidence: 1 },
+      entities: [],
+      commands: [{ command: 'start flow', flow }],
+    },
+    inputChannel: null,
+    messageId: null,
+  };
+}
+
+/** A CALM processor: FlowPolicy alone, the flows as its CALM set-up, no command generators. */
+function calmProcessor(
+  flowList: FlowsList,
+  d: Domain,
+  endpoint: ActionEndpoint | null,
+  now: () => number,
+): DialogueProcessor {
+  const policy = new FlowPolicy(flowList, FLOW_POLICY_PRIORITY, { now, newFrameId: frameIds() });
+  return new DialogueProcessor(d, PolicyEnsemble.of([policy]), {
+    endpoint,
+    now,
+    calm: { flows: flowList, generators: [] },
+  });
 }
 
 describe('FlowPolicy', () => {
@@ -131,28 +160,9 @@ describe('FlowPolicy', () => {
 
   it("logs the command processor's push and the flow's first move as one stack event", async () => {
     const now = counter();
-    const processor = new DialogueProcessor(
-      domain,
-      PolicyEnsemble.of([
-        new FlowPolicy(flows, FLOW_POLICY_PRIORITY, { now, newFrameId: frameIds() }),
-      ]),
-      { endpoint: null, now, calm: { flows, generators: [] } },
-    );
+    const processor = calmProcessor(flows, domain, null, now);
     const tracker = DialogueStateTracker.fromEvents('spec', [], domain);
-    await processor.handleUserMessage(
-      tracker,
-      {
-        text: 'my name please',
-        parseData: {
-          intent: { name: 'ask_name', confidence: 1 },
-          entities: [],
-          commands: [{ command: 'start flow', flow: 'ask_name' }],
-        },
-        inputChannel: null,
-        messageId: null,
-      },
-      null,
-    );
+    await processor.handleUserMessage(tracker, startingFlow('ask_name'), null);
     const types = tracker.events.map((e) => e.type);
     // The first turn also stores the flows' fingerprints (`flow_hashes`).
     expect(types.slice(0, 4)).toEqual(['user', 'slot', 'stack', 'stack']);
@@ -191,28 +201,9 @@ describe('FlowPolicy', () => {
       call: (name: string) => Promise.reject(new ActionExecutionRejection(name, 'not now')),
     } as unknown as ActionEndpoint;
     const now = counter();
-    const processor = new DialogueProcessor(
-      checkDomain,
-      PolicyEnsemble.of([
-        new FlowPolicy(checking, FLOW_POLICY_PRIORITY, { now, newFrameId: frameIds() }),
-      ]),
-      { endpoint: rejecting, now, calm: { flows: checking, generators: [] } },
-    );
+    const processor = calmProcessor(checking, checkDomain, rejecting, now);
     const tracker = DialogueStateTracker.fromEvents('spec', [], checkDomain);
-    await processor.handleUserMessage(
-      tracker,
-      {
-        text: 'check it',
-        parseData: {
-          intent: { name: 'check', confidence: 1 },
-          entities: [],
-          commands: [{ command: 'start flow', flow: 'check' }],
-        },
-        inputChannel: null,
-        messageId: null,
-      },
-      null,
-    );
+    await processor.handleUserMessage(tracker, startingFlow('check'), null);
     expect(tracker.events.map((e) => e.type).slice(0, 4)).toEqual([
       'user',
       'slot',

@@ -65,6 +65,17 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
     await store.start();
     return store;
   };
+  /** Two stores (instances) on one key prefix. */
+  const twoInstances = async (
+    label: string,
+  ): Promise<{ keyPrefix: string; a: RedisLockStore; b: RedisLockStore }> => {
+    const keyPrefix = uniqueKeyPrefix(label);
+    return {
+      keyPrefix,
+      a: await make(redis(), { keyPrefix }),
+      b: await make(redis(), { keyPrefix }),
+    };
+  };
 
   beforeAll(() => {
     admin = new Redis(redis().url);
@@ -165,9 +176,7 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
   });
 
   it('hands the stored version a holder leaves to the next holder, on another instance, once', async () => {
-    const keyPrefix = uniqueKeyPrefix('handover');
-    const a = await make(redis(), { keyPrefix });
-    const b = await make(redis(), { keyPrefix });
+    const { a, b } = await twoInstances('handover');
     const conversation = `c-${randomUUID()}`;
     const seen: unknown[] = [];
     await a.withLock(conversation, (lease) => {
@@ -182,9 +191,7 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
   });
 
   it("hands a holder's recent events over with its version, once, and drops them past the size bound", async () => {
-    const keyPrefix = uniqueKeyPrefix('handover-events');
-    const a = await make(redis(), { keyPrefix });
-    const b = await make(redis(), { keyPrefix });
+    const { keyPrefix, a, b } = await twoInstances('handover-events');
     await crossed(a, b);
     const conversation = `c-${randomUUID()}`;
     const json = '[{"event":"slot","name":"x","value":"caf\u00e9 \\n"},{"event":"action"}]';
@@ -237,9 +244,7 @@ describeWithRedis('RedisLockStore across instances and faults', (redis) => {
   });
 
   it('passes events on only once conversations move between instances', async () => {
-    const keyPrefix = uniqueKeyPrefix('handover-moved');
-    const a = await make(redis(), { keyPrefix });
-    const b = await make(redis(), { keyPrefix });
+    const { a, b } = await twoInstances('handover-moved');
     const conversation = `c-${randomUUID()}`;
     const seen: unknown[] = [];
     const turn = (store: RedisLockStore, n: number): Promise<void> =>
