@@ -77,18 +77,12 @@ export function joinedStackEvent(
   return event;
 }
 
-/** Two patches (JSON lists as Python's json.dumps writes them) as one list. */
+/**
+ * Two patches as one list. Both are `stackEvent`'s: non-empty JSON lists as Python's json.dumps
+ * writes them (`[` … `]`, items separated by `, `).
+ */
 function joinedPatches(first: string, second: string): string {
-  const a = first.trim();
-  const b = second.trim();
-  if (!a.startsWith('[') || !a.endsWith(']') || !b.startsWith('[') || !b.endsWith(']')) {
-    return pythonJsonDumps([...(JSON.parse(a) as unknown[]), ...(JSON.parse(b) as unknown[])]);
-  }
-  const head = a.slice(1, -1).trim();
-  const tail = b.slice(1, -1).trim();
-  if (head === '') return b;
-  if (tail === '') return a;
-  return `[${head}, ${tail}]`;
+  return `${first.slice(0, -1)}, ${second.slice(1)}`;
 }
 
 /**
